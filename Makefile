@@ -21,7 +21,7 @@ $(VENV): requirements.txt
 
 ## Instructor: build the nbgrader course, generate the student notebook, check it for leaks and drift.
 release: $(VENV)
-	$(PY) -m solutions.release
+	$(PY) -m solutions.release $(if $(UPDATE),--update)
 
 ## The package's own tests (what .ci/run runs).
 test: $(VENV)

@@ -1,0 +1,8 @@
+"""Grade week-7 notebooks: hidden pytest suites in this process, student code in a sandboxed worker.
+
+    engine/   the trusted side: runs the suites, talks to the worker, writes results
+    sandbox/  the untrusted side: the worker that executes a notebook and answers calls
+    suites/   the hidden tests, one module per part, points beside each test
+    flows/    nbgrader, Gradescope and batch glue around the same engine
+"""
+PARTS = ("softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training")

@@ -1,0 +1,63 @@
+"""What the hidden suites contain: every test's part, points and student-facing title.
+
+The points live beside each test (``@pytest.mark.points``); everything else that needs
+them (the notebook's graded cells, the results, the README table) asks this module.
+"""
+import functools
+import io
+from contextlib import redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .. import PARTS
+
+SUITES = Path(__file__).resolve().parents[1] / "suites"
+
+
+@dataclass(frozen=True)
+class TestInfo:
+    nodeid: str
+    part: str
+    points: float
+    title: str
+
+
+def describe(item):
+    """TestInfo of a collected pytest item; a test without part or points is a suite bug."""
+    part = item.get_closest_marker("part")
+    points = item.get_closest_marker("points")
+    if part is None or points is None or part.args[0] not in PARTS:
+        raise RuntimeError(f"{item.nodeid}: every hidden test needs @points(n) and a module part marker")
+    doc = (getattr(item.function, "__doc__", None) or item.name).strip().splitlines()[0].strip()
+    if getattr(item, "callspec", None) is not None:
+        doc = f"{doc} [{item.callspec.id}]"
+    return TestInfo(item.nodeid, part.args[0], float(points.args[0]), doc)
+
+
+class _Collector:
+    def __init__(self):
+        self.tests = []
+
+    def pytest_collection_modifyitems(self, items):
+        self.tests = [describe(item) for item in items]
+
+
+@functools.lru_cache(maxsize=1)
+def catalog():
+    collector = _Collector()
+    with redirect_stdout(io.StringIO()):
+        code = pytest.main([str(SUITES), "--collect-only", "-q", "-p", "no:cacheprovider", "--assert=plain"],
+                           plugins=[collector])
+    if code != 0:
+        raise RuntimeError(f"collecting the hidden suites failed (pytest exit {code})")
+    return tuple(collector.tests)
+
+
+def part_points():
+    """{part: total points}, in notebook order."""
+    totals = {part: 0.0 for part in PARTS}
+    for test in catalog():
+        totals[test.part] += test.points
+    return totals

@@ -1,0 +1,88 @@
+"""Run the hidden suites in this process and turn each test into a scored, student-facing result."""
+import io
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+
+import pytest
+
+from .catalog import SUITES, catalog, describe
+from .student import STUDENT_KEY, SubmissionFault
+
+GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
+
+
+@dataclass
+class TestResult:
+    nodeid: str
+    part: str
+    title: str
+    points: float
+    score: float
+    status: str  # "passed" | "failed" | "grader-error"
+    message: str = ""
+    internal: str = ""  # traceback for instructors only; never shown to students
+
+
+class GradingPlugin:
+    def __init__(self, student):
+        self.student, self.results = student, {}
+
+    def pytest_configure(self, config):
+        config.stash[STUDENT_KEY] = self.student
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        info = describe(item)
+        if call.when == "call" or (call.when == "setup" and report.failed):
+            self.results[item.nodeid] = self._result(info, call.excinfo, call.when)
+
+    @staticmethod
+    def _result(info, excinfo, when):
+        if excinfo is None:
+            return TestResult(info.nodeid, info.part, info.title, info.points, info.points, "passed")
+        err = excinfo.value
+        if when == "call" and isinstance(err, (AssertionError, SubmissionFault)):
+            message = str(err).strip() or "the check failed"
+            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "failed", message)
+        internal = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+        if when == "call":  # a value of the wrong kind made the check itself stumble
+            message = (f"your function's result could not be checked ({type(err).__name__}: "
+                       f"{str(err).splitlines()[0][:200] if str(err) else ''}); check its type and shape")
+            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "failed", message, internal)
+        return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "grader-error",
+                          GRADER_FAILED, internal)
+
+
+def run_suites(student, parts=None):
+    """Run the hidden tests of ``parts`` (all by default) against ``student``; one TestResult per test."""
+    wanted = [t for t in catalog() if parts is None or t.part in parts]
+    plugin = GradingPlugin(student)
+    args = [str(SUITES), "-q", "-p", "no:cacheprovider", "--assert=plain", "-p", "no:warnings"]
+    log = io.StringIO()
+    with redirect_stdout(log), redirect_stderr(log):
+        exit_code = pytest.main(args, plugins=[plugin, _PartFilter(parts)])
+    results = []
+    for test in wanted:
+        found = plugin.results.get(test.nodeid)
+        if found is None:
+            found = TestResult(test.nodeid, test.part, test.title, test.points, 0.0, "grader-error", GRADER_FAILED,
+                               f"test did not run (pytest exit {exit_code}):\n{log.getvalue()[-4000:]}")
+        results.append(found)
+    return results
+
+
+class _PartFilter:
+    """Deselect tests outside the requested parts (by their part marker, not by file name)."""
+
+    def __init__(self, parts):
+        self.parts = set(parts) if parts else None
+
+    def pytest_collection_modifyitems(self, config, items):
+        if self.parts is None:
+            return
+        keep = [i for i in items if describe(i).part in self.parts]
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep

@@ -1,0 +1,106 @@
+"""Confine a freshly forked worker before any student code runs.
+
+As root (Gradescope, CI) the worker gets its own PID, mount and network namespaces, an
+unprivileged uid, fresh tmpfs for /tmp and its work directory, and the grader's files
+hidden behind empty mounts. Without root only the rlimits, a new session and a private
+work directory apply (the README says what that does not protect).
+"""
+import ctypes
+import os
+import resource
+
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE = 38, 4
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags):
+    _check(_libc.unshare(flags), "unshare")
+
+
+def mount(source, target, fstype, flags=0, data=None):
+    _check(_libc.mount(source.encode(), str(target).encode(), fstype.encode() if fstype else None, flags,
+                       data.encode() if data else None), f"mount {target}")
+
+
+def can_isolate():
+    return os.geteuid() == 0 and not os.environ.get("AUTOGRADER_NO_NAMESPACES")
+
+
+def enter_namespaces():
+    """In the intermediate child: new PID/mount/net/IPC namespaces for the worker it forks next."""
+    unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)
+
+
+def umount(target):
+    _check(_libc.umount2(str(target).encode(), 2), f"umount {target}")  # 2 = MNT_DETACH
+
+
+def build_filesystem(config):
+    """In the worker (PID 1 of its namespace, still root): hide the grader, give it a private tmpfs.
+
+    ``hide``: directories covered by an empty tmpfs (the grader's checkout with its hidden
+    suites and reference, results, other submissions, /root). ``keep``: directories under
+    them the worker still needs read-only (the Python installation and the venv). They are
+    parked under the new /tmp before hiding, then bound back in place.
+    """
+    mount("none", "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['disk_mib']}m,mode=1777")
+    parked = []
+    for index, keep in enumerate(config["keep"]):
+        stage = f"/tmp/.keep{index}"
+        os.makedirs(stage)
+        mount(keep, stage, None, MS_BIND | MS_REC)
+        parked.append((stage, keep))
+    for path in config["hide"]:
+        if os.path.isdir(path):
+            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+    for stage, keep in parked:
+        if not os.path.isdir(keep):
+            os.makedirs(keep)
+            mount(stage, keep, None, MS_BIND | MS_REC)
+            mount("none", keep, None, MS_BIND | MS_REC | MS_RDONLY | MS_REMOUNT)
+        umount(stage)
+        os.rmdir(stage)
+    for shared in ("/var/tmp", "/dev/shm"):
+        if os.path.isdir(shared):
+            mount("tmpfs", shared, "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['disk_mib']}m,mode=1777")
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
+    work = "/tmp/work"
+    os.makedirs(work, mode=0o700)
+    os.chown(work, config["uid"], config["uid"])
+    return work
+
+
+def drop_privileges(uid):
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def set_limits(config):
+    mib = 1 << 20
+    limits = {resource.RLIMIT_AS: config["memory_mib"] * mib, resource.RLIMIT_FSIZE: config["file_mib"] * mib,
+              resource.RLIMIT_CORE: 0, resource.RLIMIT_NOFILE: 512}
+    if config.get("isolated"):
+        limits[resource.RLIMIT_NPROC] = config["processes"]  # counted per uid: each job slot has its own
+    for which, value in limits.items():
+        resource.setrlimit(which, (value, value))
+
+
+def close_other_fds(keep):
+    for fd in sorted(int(f) for f in os.listdir("/proc/self/fd")):
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass

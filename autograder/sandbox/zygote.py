@@ -1,0 +1,122 @@
+"""The warm template: import PyTorch once, warm it up, then fork one fresh worker per request.
+
+Started by the grader as ``python -m autograder.sandbox.zygote FD``. It never runs
+student code itself and never holds the hidden suites; each fork is confined
+(confine.py) before it reads a single cell, and no fork is ever reused.
+
+Control protocol on FD (a Unix socket): the grader sends a wire frame with the worker's
+config and, alongside it, the worker's socket via SCM_RIGHTS; the zygote answers with
+the worker's pid (as seen from the grader's PID namespace).
+"""
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+
+import torch
+
+from . import confine, worker
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def warm_up(lab):
+    """Pay PyTorch's first-call costs here, once, instead of in every worker."""
+    torch.set_num_threads(1)
+    from torch.nn import functional as F
+    positions = torch.zeros(lab.MAX_POSITIONS, lab.WIDTH)
+    blocked = lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # noqa: E731
+    shift = lambda tokens: (tokens[:, :-1], tokens[:, 1:])  # noqa: E731
+    loss = lambda logits, targets: F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))  # noqa: E731
+    model, _ = lab.train_lab(1, positions, blocked, shift, loss)
+    with torch.no_grad():
+        model(torch.zeros(2, 5, dtype=torch.long))
+    q = torch.randn(2, 3, 5, 4)
+    F.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(5, 5, dtype=torch.bool))
+    mha = torch.nn.MultiheadAttention(12, 3, batch_first=True)
+    mha(torch.randn(2, 5, 12), torch.randn(2, 5, 12), torch.randn(2, 5, 12), average_attn_weights=False)
+    torch.nn.Transformer.generate_square_subsequent_mask(4)
+
+
+def reap(*_):
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def start_worker(config, worker_fd, control, lab):
+    """Fork a confined worker; return its pid in our PID namespace."""
+    isolated = config["isolated"]
+    report_r, report_w = os.pipe()
+    pid = os.fork()
+    if pid:  # zygote
+        os.close(report_w)
+        data = os.read(report_r, 64)
+        os.close(report_r)
+        return int(data or b"-1")
+    try:  # intermediate child
+        os.close(report_r)
+        control.close()
+        if isolated:
+            confine.enter_namespaces()  # the next fork becomes PID 1 of a fresh namespace
+        child = os.fork()
+        if child:
+            os.write(report_w, str(child).encode())
+            os._exit(0)
+        os.close(report_w)
+        run_worker(config, worker_fd, lab)
+    except BaseException as err:  # noqa: BLE001 - a confinement failure must never run student code
+        try:
+            os.write(2, f"worker confinement failed: {err!r}\n".encode())
+        finally:
+            os._exit(70)
+
+
+def run_worker(config, worker_fd, lab):
+    if config["isolated"]:
+        work = confine.build_filesystem(config)
+        os.chdir(work)
+        confine.drop_privileges(config["uid"])
+    else:
+        os.setsid()  # its own process group, killed as a whole at the end
+        os.chdir(config["workdir"])
+    os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd() if not config["isolated"] else "/tmp"})
+    confine.set_limits(config)
+    confine.close_other_fds(keep={worker_fd})
+    worker.silence_stdio()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    worker.main_from_fd(worker_fd, lab)
+
+
+def main():
+    control = socket.socket(fileno=int(sys.argv[1]))
+    os.environ["GRADING"] = "1"
+    length = struct.unpack(">Q", control.recv(8, socket.MSG_WAITALL))[0]
+    setup = json.loads(control.recv(length, socket.MSG_WAITALL))
+    lab = worker.load_lab(setup["lab_source"])
+    warm_up(lab)
+    import IPython.core.inputtransformer2  # noqa: F401 - imported by worker already; keep it warm
+    import ctypes
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphaned workers come back to us
+    signal.signal(signal.SIGCHLD, reap)
+    control.sendall(b"W")  # warm
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+        except InterruptedError:
+            continue
+        if not message:
+            break
+        config = json.loads(message)
+        pid = start_worker(config, fds[0], control, lab)
+        os.close(fds[0])
+        control.sendall(struct.pack(">q", pid))
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

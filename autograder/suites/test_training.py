@@ -1,0 +1,112 @@
+"""training: the lab's smoke run, trained in the worker with the student's mask, shift and loss.
+
+The weights come back as data; everything below evaluates them here, with the
+reference pieces, on the reserved test split.
+"""
+import math
+
+import pytest
+import torch
+
+from autograder.engine import reference_runs
+from autograder.engine.probes import lab, lab_spec
+from autograder.engine.student import StudentError
+
+pytestmark = pytest.mark.part("training")
+SMOKE_EPOCHS = 2
+TRAIN_TIMEOUT = 120.0  # seconds; the warm smoke run takes well under one
+SMOKE_TEST_LOSS_ATOL = 0.02  # TODO(move to tolerances.py)
+LEAKAGE_ATOL = 1e-5
+
+
+def expect_true(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+@pytest.fixture(scope="session")
+def run(student):
+    """The student's smoke run, done once per submission: weights, validation loss, test loss."""
+    try:
+        value = student.train(SMOKE_EPOCHS, reference_runs.positions(), timeout=TRAIN_TIMEOUT)
+    except StudentError as err:
+        return err
+    state, best_val = value["state"], value["best_val"]
+    expected = set(lab_spec()[0].state_dict())
+    if not isinstance(state, dict) or set(state) != expected:
+        return AssertionError("training returned weights that do not fit the lab model")
+    # The student's own causal mask, as data, so the model is evaluated as it was trained.
+    masks = {T: student.causal_mask_blocked(T) for T in range(1, lab().LENGTH + 1)}
+    return {"state": state, "best_val": best_val, "masks": masks, "test": reference_runs.test_loss(state)}
+
+
+def _get(run):
+    if isinstance(run, Exception):
+        raise run
+    return run
+
+
+@pytest.mark.points(2)
+def test_training_runs(run):
+    """The lab's smoke run trains with your mask, shift and loss"""
+    result = _get(run)
+    expect_true(math.isfinite(result["best_val"]),
+                f"the validation-selected loss is {result['best_val']}, not a finite number")
+
+
+@pytest.mark.points(5)
+def test_beats_uniform_baseline(run):
+    """Test loss after the smoke run beats the uniform baseline log(8)"""
+    result = _get(run)
+    baseline = lab().BASELINE
+    expect_true(result["test"] < baseline,
+                f"reserved test loss {result['test']:.4f} is not below the uniform baseline "
+                f"log(8) = {baseline:.4f}: the model learned nothing usable")
+
+
+@pytest.mark.points(4)
+def test_matches_reference_run(run):
+    """Test loss matches the reference smoke run"""
+    result = _get(run)
+    _, _, reference_test = reference_runs.smoke_run()
+    gap = abs(result["test"] - reference_test)
+    expect_true(gap <= SMOKE_TEST_LOSS_ATOL,
+                f"reserved test loss {result['test']:.4f} differs from the reference run's "
+                f"{reference_test:.4f} by {gap:.4f} (allowed {SMOKE_TEST_LOSS_ATOL}): with the same seeds, "
+                "correct pieces train the same model")
+
+
+@pytest.mark.points(3)
+def test_trained_model_is_causal(run, ref):
+    """The trained model passes the reference leakage check"""
+    result = _get(run)
+    masks = result["masks"]
+    model = lab().TinyTransformer(reference_runs.positions(), lambda T: masks[T])
+    model.load_state_dict(result["state"])
+    tokens = reference_runs.splits()["test"][:4, :-1]
+    change = ref.prefix_change(model, tokens, 5, lab().VOCAB)
+    expect_true(change <= LEAKAGE_ATOL,
+                f"changing tokens 5.. moved the logits at positions 0..4 by {change:.3g}: "
+                "the model you trained can read the future (check causal_mask_blocked)")
+
+
+@pytest.mark.points(2)
+def test_your_check_accepts_trained_model(run, student):
+    """Your assert_no_future_leakage accepts the trained causal model"""
+    result = _get(run)
+    _, spec = lab_spec("causal", state=result["state"])
+    student.assert_no_future_leakage(spec, reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
+
+
+@pytest.mark.points(2)
+def test_your_check_rejects_leaky_copy(run, student):
+    """Your assert_no_future_leakage rejects a leaky copy of the trained model"""
+    result = _get(run)
+    _, spec = lab_spec("none", state=result["state"])
+    try:
+        student.assert_no_future_leakage(spec, reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
+    except StudentError as err:
+        expect_true(err.kind == "AssertionError",
+                    f"on a leaky model it should raise AssertionError, but raised {err.kind}: {err.detail}")
+        return
+    raise AssertionError("it accepted a copy of the trained model with the causal mask removed")

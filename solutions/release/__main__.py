@@ -1,0 +1,78 @@
+"""`make release`: build the nbgrader course, generate the student notebook, check it.
+
+    python -m solutions.release            build, check for leaks, fail on drift
+    python -m solutions.release --update   ... and rewrite the committed student notebook
+    python -m solutions.release --source-only   only write the instructor notebook
+"""
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from autograder.engine.catalog import part_points
+from solutions.release.build import ASSIGNMENT, ROOT, build_source_notebook, write
+from solutions.release.leaks import find_leaks
+
+COURSE = ROOT / "build" / "course"
+SOURCE_NB = COURSE / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+RELEASE_NB = COURSE / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+STUDENT_NB = ROOT / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+
+
+def build_course(course=COURSE):
+    """Write the course directory and run the real `nbgrader generate_assignment`; return the release."""
+    points = part_points()
+    source = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    write(build_source_notebook(points), source)
+    shutil.copy(Path(__file__).with_name("nbgrader_config.py"), course / "nbgrader_config.py")
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+                         cwd=course, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"nbgrader generate_assignment failed:\n{run.stdout}\n{run.stderr}")
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    return points, released
+
+
+def student_text(released):
+    return nbformat.writes(released) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--update", action="store_true", help="rewrite the committed student notebook")
+    parser.add_argument("--source-only", action="store_true", help="only build the instructor notebook")
+    args = parser.parse_args(argv)
+    if args.source_only:
+        write(build_source_notebook(part_points()), SOURCE_NB)
+        print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
+        return 0
+    points, released = build_course()
+    problems = find_leaks(released)
+    if problems:
+        print("RELEASE BLOCKED: the student notebook would leak:", *problems, sep="\n  ", file=sys.stderr)
+        return 1
+    text = student_text(released)
+    committed = STUDENT_NB.read_text() if STUDENT_NB.exists() else None
+    if text != committed:
+        if not args.update:
+            print(f"RELEASE BLOCKED: {STUDENT_NB.relative_to(ROOT)} differs from what the sources generate.\n"
+                  "  Run `make release UPDATE=1` to regenerate it, review the diff, and commit.", file=sys.stderr)
+            return 1
+        STUDENT_NB.parent.mkdir(parents=True, exist_ok=True)
+        STUDENT_NB.write_text(text)
+        print(f"updated {STUDENT_NB.relative_to(ROOT)}: review `git diff` and commit it")
+    print("Release ready.")
+    print(f"  points per part        {', '.join(f'{p} {v:g}' for p, v in points.items())} "
+          f"(total {sum(points.values()):g}; written answers are graded by hand on top)")
+    print(f"  instructor notebook    {SOURCE_NB.relative_to(ROOT)}")
+    print(f"  nbgrader course        {COURSE.relative_to(ROOT)}/ (nbgrader_config.py, gradebook.db)")
+    print(f"  nbgrader release       {RELEASE_NB.relative_to(ROOT)}")
+    print(f"  student notebook       {STUDENT_NB.relative_to(ROOT)} (committed; no solutions, no hidden tests)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

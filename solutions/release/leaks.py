@@ -1,0 +1,46 @@
+"""What must never reach the student notebook, and a check that finds it."""
+import inspect
+import re
+
+import solutions.reference as reference
+
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
+           "autograder.flows", "grade_part(", "solutions.reference")
+
+
+def reference_body_lines(min_length=16):
+    """Distinctive code lines of the reference solutions (the bodies between the markers)."""
+    lines = set()
+    for names in reference.PARTS.values():
+        for name in names:
+            source = inspect.getsource(getattr(reference, name))
+            body = source.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
+            for line in body.splitlines():
+                line = line.strip()
+                if len(line) >= min_length and not line.startswith("#"):
+                    lines.add(line)
+    return lines
+
+
+def find_leaks(notebook):
+    """List of human-readable problems; empty when the student notebook is clean."""
+    problems = []
+    bodies = reference_body_lines()
+    for index, cell in enumerate(notebook.cells):
+        text = cell.source
+        for marker in MARKERS:
+            if marker in text:
+                problems.append(f"cell {index}: contains {marker!r}")
+        for line in text.splitlines():
+            if line.strip() in bodies:
+                problems.append(f"cell {index}: contains a line of the reference solution: {line.strip()!r}")
+        if cell.get("outputs"):
+            problems.append(f"cell {index}: has outputs (the release must be output-free)")
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and cell.cell_type == "code" and re.search(r"\S", _strip_comments(text)):
+            problems.append(f"cell {index}: graded cell {meta.get('grade_id')} still holds test code")
+    return problems
+
+
+def _strip_comments(text):
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
