@@ -37,10 +37,15 @@ def _grade(args):
     return 0
 
 
+# Modules under autograder.flows that add a subcommand with register(subparsers).
+FLOW_COMMANDS = ()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     grade = commands.add_parser("grade", help="grade one notebook")
+    grade.set_defaults(handler=_grade)
     grade.add_argument("notebook")
     grade.add_argument("--out", default="results.json", help="results.json path ('-' for stdout)")
     grade.add_argument("--part", action="append", choices=PARTS, help="grade only this part (repeatable)")
@@ -51,7 +56,8 @@ def main(argv=None):
     grade.add_argument("--budget", type=float, default=300.0, help="seconds for the whole submission")
     grade.add_argument("--hide", action="append", default=[], help="extra directory the worker must not see")
     grade.add_argument("--debug", action="store_true", help="print internal tracebacks (instructors only)")
+    import importlib
+    for name in FLOW_COMMANDS:
+        importlib.import_module(f"autograder.flows.{name}").register(commands)
     args = parser.parse_args(argv)
-    if args.command == "grade":
-        return _grade(args)
-    return 2
+    return args.handler(args)

@@ -1,5 +1,6 @@
 """Write a GradeReport for people (a table), for Gradescope (results.json) and for CI (JUnit XML)."""
 import json
+import textwrap
 from xml.etree import ElementTree as ET
 
 from .plugin import GRADER_FAILED
@@ -24,8 +25,8 @@ def table(report, width=100):
         out.append(f"  {part:<14}{got:>6g} / {top:<4g}")
         for r in report.results:
             if r.part == part and r.status != "passed":
-                text = f"      x {r.title}: {r.message}"
-                out.append(text if len(text) <= width else text[:width - 3] + "...")
+                out += textwrap.wrap(f"x {r.title}: {r.message}", width, initial_indent="      ",
+                                     subsequent_indent="        ")
     out += ["  " + "-" * 26, f"  {'total':<14}{report.score:>6g} / {report.max_score:g}"]
     notes = cell_lines(report)
     if notes:

@@ -58,10 +58,16 @@ class Zygote:
         self.control = ours
         setup = json.dumps({"lab_source": lab_source()}).encode()
         ours.sendall(struct.pack(">Q", len(setup)) + setup)
-        if ours.recv(1) != b"W":
-            raise RuntimeError("the worker template failed to start (see the messages above)")
+        self.warm = False  # it warms up in the background while the grader collects its suites
+
+    def _wait_warm(self):
+        if not self.warm:
+            if self.control.recv(1) != b"W":
+                raise RuntimeError("the worker template failed to start (see the messages above)")
+            self.warm = True
 
     def fork(self, config):
+        self._wait_warm()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         socket.send_fds(self.control, [json.dumps(config).encode()], [theirs.fileno()])
         theirs.close()

@@ -42,7 +42,7 @@ def _flatten(value, buffers):
             raise WireError(f"tensor dtype {t.dtype} is not supported")
         if type(value) is not torch.Tensor and not isinstance(value, torch.nn.Parameter):
             t = t.as_subclass(torch.Tensor)  # a subclass's methods stay on its side of the boundary
-        buffers.append(t.view(torch.uint8).reshape(-1).numpy().tobytes() if t.numel() else b"")
+        buffers.append(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
         return {"$t": len(buffers) - 1, "dtype": DTYPE_NAMES[t.dtype], "shape": list(t.shape)}
     if value is None or isinstance(value, (bool, str)):
         return value

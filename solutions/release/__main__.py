@@ -5,6 +5,7 @@
     python -m solutions.release --source-only   only write the instructor notebook
 """
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,12 @@ RELEASE_NB = COURSE / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 STUDENT_NB = ROOT / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
+def venv_env():
+    """nbgrader runs helper programs (alembic) by name: put this interpreter's bin first on PATH."""
+    bin_dir = os.path.dirname(sys.executable)
+    return dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+
+
 def build_course(course=COURSE):
     """Write the course directory and run the real `nbgrader generate_assignment`; return the release."""
     points = part_points()
@@ -29,7 +36,7 @@ def build_course(course=COURSE):
     write(build_source_notebook(points), source)
     shutil.copy(Path(__file__).with_name("nbgrader_config.py"), course / "nbgrader_config.py")
     run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
-                         cwd=course, capture_output=True, text=True)
+                         cwd=course, capture_output=True, text=True, env=venv_env())
     if run.returncode != 0:
         raise SystemExit(f"nbgrader generate_assignment failed:\n{run.stdout}\n{run.stderr}")
     released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
@@ -50,7 +57,7 @@ def main(argv=None):
         print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
         return 0
     points, released = build_course()
-    problems = find_leaks(released)
+    problems = find_leaks(released, nbformat.read(SOURCE_NB, as_version=4))
     if problems:
         print("RELEASE BLOCKED: the student notebook would leak:", *problems, sep="\n  ", file=sys.stderr)
         return 1

@@ -22,10 +22,16 @@ def reference_body_lines(min_length=16):
     return lines
 
 
-def find_leaks(notebook):
+def given_lines(source_notebook):
+    """Lines the student is meant to see anyway: every non-solution cell of the instructor notebook."""
+    return {line.strip() for cell in source_notebook.cells
+            if not cell.metadata.get("nbgrader", {}).get("solution") for line in cell.source.splitlines()}
+
+
+def find_leaks(notebook, source_notebook=None):
     """List of human-readable problems; empty when the student notebook is clean."""
     problems = []
-    bodies = reference_body_lines()
+    bodies = reference_body_lines() - (given_lines(source_notebook) if source_notebook is not None else set())
     for index, cell in enumerate(notebook.cells):
         text = cell.source
         for marker in MARKERS:
