@@ -19,7 +19,6 @@ from solutions.release.leaks import find_leaks
 
 COURSE = ROOT / "build" / "course"
 SOURCE_NB = COURSE / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-RELEASE_NB = COURSE / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 STUDENT_NB = ROOT / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
@@ -43,11 +42,16 @@ def build_course(course=COURSE):
     return points, released
 
 
+def _show(path):
+    path = Path(path)
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+
+
 def student_text(released):
     return nbformat.writes(released) + "\n"
 
 
-def main(argv=None):
+def main(argv=None, course=COURSE, student_nb=STUDENT_NB):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--update", action="store_true", help="rewrite the committed student notebook")
     parser.add_argument("--source-only", action="store_true", help="only build the instructor notebook")
@@ -56,28 +60,29 @@ def main(argv=None):
         write(build_source_notebook(part_points()), SOURCE_NB)
         print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
         return 0
-    points, released = build_course()
-    problems = find_leaks(released, nbformat.read(SOURCE_NB, as_version=4))
+    points, released = build_course(course)
+    source_nb = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    problems = find_leaks(released, nbformat.read(source_nb, as_version=4))
     if problems:
         print("RELEASE BLOCKED: the student notebook would leak:", *problems, sep="\n  ", file=sys.stderr)
         return 1
     text = student_text(released)
-    committed = STUDENT_NB.read_text() if STUDENT_NB.exists() else None
+    committed = student_nb.read_text() if student_nb.exists() else None
     if text != committed:
         if not args.update:
-            print(f"RELEASE BLOCKED: {STUDENT_NB.relative_to(ROOT)} differs from what the sources generate.\n"
+            print(f"RELEASE BLOCKED: {_show(student_nb)} differs from what the sources generate.\n"
                   "  Run `make release UPDATE=1` to regenerate it, review the diff, and commit.", file=sys.stderr)
             return 1
-        STUDENT_NB.parent.mkdir(parents=True, exist_ok=True)
-        STUDENT_NB.write_text(text)
-        print(f"updated {STUDENT_NB.relative_to(ROOT)}: review `git diff` and commit it")
+        student_nb.parent.mkdir(parents=True, exist_ok=True)
+        student_nb.write_text(text)
+        print(f"updated {_show(student_nb)}: review `git diff` and commit it")
     print("Release ready.")
     print(f"  points per part        {', '.join(f'{p} {v:g}' for p, v in points.items())} "
           f"(total {sum(points.values()):g}; written answers are graded by hand on top)")
-    print(f"  instructor notebook    {SOURCE_NB.relative_to(ROOT)}")
-    print(f"  nbgrader course        {COURSE.relative_to(ROOT)}/ (nbgrader_config.py, gradebook.db)")
-    print(f"  nbgrader release       {RELEASE_NB.relative_to(ROOT)}")
-    print(f"  student notebook       {STUDENT_NB.relative_to(ROOT)} (committed; no solutions, no hidden tests)")
+    print(f"  instructor notebook    {_show(source_nb)}")
+    print(f"  nbgrader course        {_show(course)}/ (nbgrader_config.py, gradebook.db)")
+    print(f"  nbgrader release       {_show(course / 'release' / ASSIGNMENT / f'{ASSIGNMENT}.ipynb')}")
+    print(f"  student notebook       {_show(student_nb)} (committed; no solutions, no hidden tests)")
     return 0
 
 

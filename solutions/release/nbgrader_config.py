@@ -8,3 +8,21 @@ c.CourseDirectory.db_assignments = [dict(name="week7_attention")]
 # Student notebooks carry no outputs; test cells are restored from the source at autograde time.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# ---- Autograding (`make nbgrader-autograde`); each setting is exercised by tests/test_nbgrader_flow.py.
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+from autograder.flows.nbgrader_course import HideHiddenTests  # noqa: E402
+
+# Any stderr output zeroes a test cell. Warnings (e.g. a UserWarning raised in a student's
+# function, or a DeprecationWarning at import) are not failures: drop those stderr streams.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"\b\w*Warning\b"
+# A student who deletes a graded cell is still graded: nbgrader puts the cell back.
+c.OverwriteCells.add_missing_cells = True
+# Seconds per cell (the training part trains a small model); a cell past it is interrupted and scores 0.
+c.Execute.timeout = 240
+c.Execute.interrupt_on_timeout = True
+# Feedback HTML: no hidden-test source, no internal tracebacks from the graded cells.
+c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]

@@ -1,0 +1,204 @@
+"""Grading processes for `grade-all`: N spawned processes, each owning one warm `Zygote(slot=k)`.
+
+The grading processes hold the hidden suites; student code only ever runs in the
+sandboxed workers their zygote forks (a fresh one per submission, never reused).
+Tasks go down and results come back as JSON bytes, so the batch parent never
+unpickles anything: what crosses is plain data by construction.
+"""
+import json
+import multiprocessing
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from multiprocessing.connection import wait
+
+import psutil
+
+# Replaced by the batch parent with each student's own name in feedback.txt (identical
+# notebooks of several students are graded once; the table must not name one of them).
+SUBMISSION_TOKEN = "\x00submission\x00"
+
+
+def _send(conn, message):
+    conn.send_bytes(json.dumps(message).encode())
+
+
+# ---- inside a grading process ----------------------------------------------------------
+
+def serve(slot, conn, options):
+    """Entry point of a grading process: grade tasks one by one until the parent hangs up."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    from ..engine.catalog import catalog
+    from ..engine.supervisor import Zygote
+
+    zygote = None
+    try:
+        zygote = Zygote(slot=slot)
+        catalog()  # collect the hidden suites while the template warms up
+        _send(conn, {"event": "ready", "pid": os.getpid()})
+        while True:
+            try:
+                task = json.loads(conn.recv_bytes())
+            except EOFError:
+                break
+            if zygote.process.poll() is not None:  # the template died: start a new one
+                zygote.close()
+                zygote = Zygote(slot=slot)
+            _send(conn, {"event": "start", "id": task["id"]})
+            _send(conn, {"event": "done", "id": task["id"], "result": grade_one(task, zygote, options)})
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        pass
+    finally:
+        if zygote is not None:
+            zygote.close()
+
+
+def grade_one(task, zygote, options):
+    """Grade one notebook; return a JSON-able dict (never raises)."""
+    from ..engine import report as rep
+    from ..engine.grade import NotebookError, grade_notebook, read_code_cells
+    from ..engine.supervisor import Limits
+
+    started = time.monotonic()
+    path = task["path"]
+    try:
+        read_code_cells(path)
+        status = "graded"
+    except (NotebookError, OSError):
+        status = "not-a-notebook"
+    try:
+        report = grade_notebook(path, zygote, options["parts"], Limits(submission_seconds=options["budget"]),
+                                hide=options["hide"])
+    except Exception:  # noqa: BLE001 - a grader fault becomes a row with status grader-error
+        return grader_error("the grader hit an internal error", traceback.format_exc(), time.monotonic() - started)
+    internal = [f"{r.nodeid}\n{r.internal}" for r in report.results
+                if r.internal and (r.status == "grader-error" or options.get("debug"))]
+    if status == "graded":
+        if any(r.status == "grader-error" for r in report.results):
+            status = "grader-error"
+        elif report.problem:
+            status = "incomplete"  # the worker broke (time budget, crashes); points are partial
+    report.submission = SUBMISSION_TOKEN
+    return {"status": status, "score": report.score, "max_score": report.max_score,
+            "by_part": {part: [got, top] for part, (got, top) in report.by_part().items()},
+            "problem": report.problem, "seconds": round(report.seconds, 2),
+            "gradescope": rep.gradescope(report, options["visibility"]), "table": rep.table(report),
+            "internal": internal}
+
+
+def grader_error(message, internal, seconds):
+    from ..engine import report as rep
+
+    return {"status": "grader-error", "score": 0.0, "max_score": None, "by_part": {}, "problem": message,
+            "seconds": round(seconds, 2), "gradescope": rep.crash_results(message, seconds),
+            "table": f"{SUBMISSION_TOKEN}\n\n  ! Autograder failed: {message}\n  (score 0; your instructor has "
+                     f"the details. It is not your fault.)",
+            "internal": [internal]}
+
+
+# ---- in the batch parent ---------------------------------------------------------------
+
+class _Slot:
+    def __init__(self, index, process, conn):
+        self.index, self.process, self.conn = index, process, conn
+        self.task = None  # the task sent to it and not answered yet
+        self.started = None  # monotonic time its grading process said "start"
+        self.sent = None  # monotonic time the task was sent (covers a grading process stuck starting)
+
+
+class Pool:
+    """`jobs` grading processes; `run(tasks, on_result)` grades every task exactly once."""
+
+    def __init__(self, jobs, options, context="spawn"):
+        self.context = multiprocessing.get_context(context)
+        self.options = options
+        # The worker's own budget stops student code; this only catches a grader that hangs.
+        self.deadline = options["budget"] * 1.5 + 180.0
+        self.slots = [self._spawn(k) for k in range(jobs)]
+
+    def _spawn(self, index):
+        ours, theirs = self.context.Pipe(duplex=True)
+        process = self.context.Process(target=serve, args=(index, theirs, self.options),
+                                       name=f"grader-{index}", daemon=True)
+        process.start()
+        theirs.close()
+        return _Slot(index, process, ours)
+
+    def run(self, tasks, on_result):
+        queue = deque(tasks)
+        tries = {}
+        while queue or any(s.task for s in self.slots):
+            for slot in self.slots:
+                if slot.task is None and queue:
+                    slot.task, slot.started, slot.sent = queue.popleft(), None, time.monotonic()
+                    try:
+                        _send(slot.conn, {k: slot.task[k] for k in ("id", "path")})
+                    except OSError:
+                        pass  # noticed below as a dead process
+            busy = [s for s in self.slots if s.task]
+            wait([s.conn for s in busy] + [s.process.sentinel for s in busy], timeout=1.0)
+            for slot in busy:
+                lost = self._drain(slot, on_result)
+                now = time.monotonic()
+                if not lost and ((slot.started and now - slot.started > self.deadline)
+                                 or (slot.task and now - slot.sent > 2 * self.deadline)):
+                    lost = f"the grading process took more than {self.deadline:.0f} s and was stopped"
+                if lost:
+                    task = slot.task
+                    self._replace(slot)
+                    tries[task["id"]] = tries.get(task["id"], 0) + 1
+                    if tries[task["id"]] < 2:
+                        queue.appendleft(task)  # once more, on a fresh grading process
+                    else:
+                        on_result(task, grader_error(lost, lost, 0.0))
+
+    def _drain(self, slot, on_result):
+        """Read every message waiting from the slot; return why it is lost, or ''."""
+        try:
+            while slot.task and slot.conn.poll():
+                message = json.loads(slot.conn.recv_bytes())
+                if message["event"] == "start":
+                    slot.started = time.monotonic()
+                elif message["event"] == "done" and message["id"] == slot.task["id"]:
+                    task, slot.task, slot.started = slot.task, None, None
+                    on_result(task, message["result"])
+        except (EOFError, OSError, ValueError):
+            return "the grading process exited unexpectedly"
+        if slot.task and not slot.process.is_alive():
+            return f"the grading process exited unexpectedly (exit code {slot.process.exitcode})"
+        return ""
+
+    def _replace(self, slot):
+        _kill_tree(slot.process)
+        slot.conn.close()
+        fresh = self._spawn(slot.index)
+        slot.process, slot.conn, slot.task, slot.started = fresh.process, fresh.conn, None, None
+
+    def close(self, force=False):
+        """Hang up on every grading process; they close their zygote and exit."""
+        for slot in self.slots:
+            if force:
+                _kill_tree(slot.process)
+            slot.conn.close()
+        for slot in self.slots:
+            slot.process.join(timeout=30)
+            if slot.process.is_alive():
+                _kill_tree(slot.process)
+                slot.process.join(timeout=5)
+
+
+def _kill_tree(process):
+    """SIGKILL a grading process and everything under it (its zygote and any worker)."""
+    try:
+        root = psutil.Process(process.pid)
+        victims = root.children(recursive=True) + [root]
+    except psutil.Error:
+        victims = []
+    for victim in victims:
+        try:
+            victim.kill()
+        except psutil.Error:
+            pass
+    process.join(timeout=5)

@@ -1,0 +1,127 @@
+"""What `grade-all` writes besides per-student feedback: the CSV, the summary, the histograms."""
+import csv
+import io
+import json
+import os
+import statistics
+from pathlib import Path
+
+from .. import PARTS
+
+TAIL = ["total", "status", "seconds", "notebook", "sha256", "detail"]
+
+
+def columns():
+    return ["student", *PARTS, *TAIL]
+
+
+def write_atomic(path, data):
+    """Write ``data`` (str or bytes) so that a crash leaves either the old file or the new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def fsync_dir(folder):
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_csv(rows, path):
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns(), extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _cell(row.get(k)) for k in columns()})
+    write_atomic(path, out.getvalue())
+
+
+def _cell(value):
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:g}" if value == round(value, 6) else f"{value:.6g}"
+    return value
+
+
+def _stats(values, top):
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "max_points": top, "mean": round(statistics.fmean(values), 3),
+            "median": statistics.median(values), "stdev": round(statistics.pstdev(values), 3),
+            "min": min(values), "max": max(values),
+            "full_marks": sum(v >= top for v in values) if top else None, "zero": sum(v == 0 for v in values)}
+
+
+def summarize(rows, part_max):
+    """Counts by status, and the distribution of the total and of each part over every row."""
+    statuses = {}
+    for row in rows:
+        statuses[row["status"]] = statuses.get(row["status"], 0) + 1
+    graded = [row["total"] for row in rows if row["status"] == "graded"]
+    return {"submissions": len(rows), "statuses": statuses,
+            "total": _stats([row["total"] for row in rows if row.get("total") is not None], sum(part_max.values())),
+            "total_graded_only": _stats(graded, sum(part_max.values())),
+            "parts": {part: _stats([row[part] for row in rows if row.get(part) is not None], part_max[part])
+                      for part in part_max}}
+
+
+def summary_text(summary):
+    lines = [f"{summary['submissions']} submissions: "
+             + ", ".join(f"{n} {status}" for status, n in sorted(summary["statuses"].items()))]
+    header = f"  {'':<16}{'max':>6}{'mean':>9}{'median':>9}{'min':>7}{'max':>7}{'full':>6}{'zero':>6}"
+    lines += ["", header]
+    entries = [("total", summary["total"]), ("  graded only", summary["total_graded_only"])]
+    entries += list(summary["parts"].items())
+    for name, s in entries:
+        if s.get("n"):
+            lines.append(f"  {name:<16}{s['max_points']:>6g}{s['mean']:>9.2f}{s['median']:>9.4g}{s['min']:>7g}"
+                         f"{s['max']:>7g}{s['full_marks']:>6}{s['zero']:>6}")
+        else:
+            lines.append(f"  {name:<16}  (no values)")
+    return "\n".join(lines)
+
+
+def write_summary(summary, stem):
+    """``<stem>_summary.txt`` and ``<stem>_summary.json``; returns their paths."""
+    text_path, json_path = Path(f"{stem}_summary.txt"), Path(f"{stem}_summary.json")
+    write_atomic(text_path, summary_text(summary) + "\n")
+    write_atomic(json_path, json.dumps(summary, indent=2) + "\n")
+    return text_path, json_path
+
+
+def histograms(rows, part_max, folder):
+    """One PNG per part (and one for the total): how many students got how many points."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for name, top in [*part_max.items(), ("total", sum(part_max.values()))]:
+        values = [row[name] for row in rows if row.get(name) is not None]
+        if not values:
+            continue
+        bins = min(int(top), 20) if top >= 1 else 10
+        fig, ax = plt.subplots(figsize=(5, 3.2))
+        ax.hist(values, bins=bins, range=(0, top or 1), color="#4C72B0", edgecolor="white")
+        ax.set_xlabel(f"points (out of {top:g})")
+        ax.set_ylabel("submissions")
+        ax.set_title(f"{name}: mean {statistics.fmean(values):.1f}, median {statistics.median(values):g}")
+        fig.tight_layout()
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=100)
+        plt.close(fig)
+        write_atomic(folder / f"{name}.png", png.getvalue())
+        made.append(folder / f"{name}.png")
+    return made

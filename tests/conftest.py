@@ -1,0 +1,35 @@
+"""Shared fixtures of the package's own tests, and one marker per graded part.
+
+`pytest tests -m masks` (or `make test-part PART=masks`) runs only what concerns a part.
+"""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from autograder import PARTS  # noqa: E402
+
+STUDENT_NB = ROOT / "assignments" / "week7_attention" / "week7_attention.ipynb"
+SOLUTION_NB = ROOT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
+
+
+def pytest_configure(config):
+    for part in PARTS:
+        config.addinivalue_line("markers", f"{part}: concerns the graded part `{part}`")
+    config.addinivalue_line("markers", "slow: takes more than a few seconds")
+
+
+@pytest.fixture(scope="session")
+def solution_notebook():
+    """The instructor notebook with every solution, built fresh from the sources."""
+    subprocess.run([sys.executable, "-m", "solutions.release", "--source-only"], cwd=ROOT, check=True,
+                   capture_output=True)
+    return SOLUTION_NB
+
+
+@pytest.fixture(scope="session")
+def student_notebook():
+    return STUDENT_NB

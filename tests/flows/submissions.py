@@ -1,0 +1,89 @@
+"""Student-style submissions built from the released notebook (what a student would hand in)."""
+import copy
+import json
+
+import nbformat
+
+
+def solution_sources(source_nb):
+    """{grade_id: source} of every solution cell of the instructor notebook, markers removed."""
+    out = {}
+    for cell in source_nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            out[meta["grade_id"]] = "\n".join(line for line in cell.source.splitlines()
+                                             if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+    return out
+
+
+def filled(released, source_nb, edits=None):
+    """The release with each solution cell replaced by the instructor's (matched by grade_id).
+
+    ``edits``: {grade_id: function(source) -> source} applied after filling, to plant mistakes.
+    """
+    nb = copy.deepcopy(released)
+    answers = solution_sources(source_nb)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers and cell.metadata["nbgrader"].get("solution"):
+            cell.source = answers[grade_id]
+        if edits and grade_id in edits:
+            cell.source = edits[grade_id](cell.source)
+    return nb
+
+
+def replace_once(old, new):
+    def edit(source):
+        assert source.count(old) == 1, f"expected exactly one {old!r} in the cell"
+        return source.replace(old, new)
+    return edit
+
+
+def without_cell(nb, grade_id):
+    nb = copy.deepcopy(nb)
+    nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != grade_id]
+    return nb
+
+
+def submissions(released, source_nb):
+    """{name: notebook text} of the submissions the flow tests grade."""
+    solution = filled(released, source_nb)
+    return {
+        "solution": nbformat.writes(solution),
+        "blank": nbformat.writes(released),
+        # Mistake 1: the diagonal is blocked too (each query cannot read itself).
+        "mask_diag": nbformat.writes(filled(released, source_nb, {"masks_solution": replace_once(
+            "torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)",
+            "torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=0)")})),
+        # Mistake 2: inputs and targets swapped.
+        "swapped": nbformat.writes(filled(released, source_nb, {"targets_solution": replace_once(
+            "return tokens[:, :-1], tokens[:, 1:]", "return tokens[:, 1:], tokens[:, :-1]")})),
+        # The graded cell of part masks deleted.
+        "deleted_cell": nbformat.writes(without_cell(solution, "masks_tests")),
+        # A correct answer that warns every time it runs.
+        "warns": nbformat.writes(filled(released, source_nb, {"positions_solution": _warn_in})),
+    }
+
+
+def _warn_in(source):
+    """Insert `warnings.warn(...)` as the first statement of sinusoidal_positions."""
+    lines = source.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("def sinusoidal_positions"))
+    # after the docstring: the first line after `def` that closes a triple-quoted string
+    i = start + 1
+    if '"""' in lines[i] and lines[i].count('"""') == 1:
+        i += 1
+        while '"""' not in lines[i]:
+            i += 1
+    lines.insert(i + 1, '    warnings.warn("sinusoidal_positions: a student warning", UserWarning)')
+    return "import warnings\n\n" + "\n".join(lines)
+
+
+def invalid_json():
+    return '{"cells": [ {"cell_type": "code", "source": "x = 1"'
+
+
+def dump(text, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text if isinstance(text, str) else json.dumps(text))
+    return path
