@@ -38,7 +38,7 @@ def _grade(args):
 
 
 # Modules under autograder.flows that add a subcommand with register(subparsers).
-FLOW_COMMANDS = ()
+FLOW_COMMANDS = ("batch",)
 
 
 def main(argv=None):
