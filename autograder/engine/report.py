@@ -13,7 +13,9 @@ def cell_lines(report):
             lines.append(f"cell {cell.index + 1}: {cell.fatal}")
         elif cell.error:
             e = cell.error
-            lines.append(f"cell {cell.index + 1} raised {e['type']}: {e['message']}")
+            inside = f" in `{e['function']}`" if e.get("function") else ""
+            detail = f": {e['message']}" if e.get("message") else ""
+            lines.append(f"cell {cell.index + 1} raised {e['type']}{inside}{detail}")
     return lines
 
 
@@ -23,10 +25,14 @@ def table(report, width=100):
         out += [f"  ! {report.problem}", ""]
     for part, (got, top) in report.by_part().items():
         out.append(f"  {part:<14}{got:>6g} / {top:<4g}")
-        for r in report.results:
-            if r.part == part and r.status != "passed":
-                out += textwrap.wrap(f"x {r.title}: {r.message}", width, initial_indent="      ",
-                                     subsequent_indent="        ")
+        failed = [r for r in report.results if r.part == part and r.status != "passed"]
+        by_message = {}
+        for r in failed:  # one line per distinct reason: a missing function fails many checks alike
+            by_message.setdefault(r.message, []).append(r)
+        for message, same in by_message.items():
+            head = same[0].title if len(same) == 1 else f"{len(same)} checks"
+            out += textwrap.wrap(f"x {head}: {message}", width, initial_indent="      ",
+                                 subsequent_indent="        ")
     out += ["  " + "-" * 26, f"  {'total':<14}{report.score:>6g} / {report.max_score:g}"]
     notes = cell_lines(report)
     if notes:

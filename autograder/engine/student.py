@@ -23,9 +23,20 @@ class StudentError(SubmissionFault):
 
     def __init__(self, name, error):
         self.kind, self.detail = error.get("type", "Error"), error.get("message", "")
-        text = (f"`{name}` is not implemented yet (it raises NotImplementedError)" if self.kind == "NotImplementedError"
-                else f"`{name}` is missing: {self.detail}" if self.kind == "Missing"
-                else f"`{name}` raised {self.kind}: {self.detail}{error.get('where', '')}")
+        inner, where = error.get("function") or "", error.get("where", "")
+        if name == "training":
+            subject = "the lab's training run" + (f" (in `{inner}`)" if inner else "")
+        else:
+            subject = f"`{name}`" + (f" (in `{inner}`)" if inner and inner != name else "")
+        if self.kind == "NotImplementedError":
+            culprit = f"`{inner}`" if inner else subject
+            text = f"{culprit} is not implemented yet (it raises NotImplementedError)"
+            if name == "training":
+                text = f"the lab's training run stopped: {text}"
+        elif self.kind == "Missing":
+            text = f"{subject} cannot run: {self.detail}"
+        else:
+            text = f"{subject} raised {self.kind}: {self.detail}{where}"
         super().__init__(text)
 
 
@@ -55,7 +66,7 @@ class Student:
     def train(self, epochs, positions, timeout=None):
         reply = self._transport.request({"op": "train", "epochs": epochs, "positions": positions}, timeout)
         if not reply.get("ok"):
-            raise StudentError("the lab's training run", reply.get("error", {}))
+            raise StudentError("training", reply.get("error", {}))
         return reply["value"]
 
     def __getattr__(self, name):

@@ -44,12 +44,13 @@ def _live(value, lab, modules):
 
 def describe_error(err, cell_prefix="<cell "):
     """One sentence a student can act on: exception type, message, and the line in their cell."""
-    where = ""
+    where, function = "", ""
     for frame in traceback.extract_tb(err.__traceback__):
         if frame.filename.startswith(cell_prefix):
             where = f" (notebook {frame.filename.strip('<>')}, line {frame.lineno})"
+            function = frame.name if frame.name != "<module>" else ""
     message = str(err).strip().splitlines()[0][:300] if str(err).strip() else ""
-    return {"type": type(err).__name__, "message": message, "where": where}
+    return {"type": type(err).__name__, "message": message, "where": where, "function": function}
 
 
 def run_call(namespace, lab, name, args, kwargs):
