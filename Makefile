@@ -43,5 +43,45 @@ train: $(VENV)
 autograde: $(VENV)
 	$(PY) -m autograder grade $(SUBMISSION) --out $(OUT)
 
+## nbgrader: autograde every build/course/submitted/<student>/week7_attention/ with the real
+## `nbgrader autograde`, then generate_feedback (HTML, hidden tests removed) and export (grades.csv).
+nbgrader-autograde: $(VENV)
+	@test -f build/course/gradebook.db || $(MAKE) release
+	cp solutions/release/nbgrader_config.py build/course/nbgrader_config.py  # the current autograde settings
+	$(PY) -m autograder.flows.nbgrader_course build/course
+
+## Regrade the course's submissions with the isolated grader; list students whose gradebook differs.
+crosscheck: $(VENV)
+	$(PY) -m autograder crosscheck build/course
+
+## Gradescope: build/gradescope/autograder.zip (setup.sh, run_autograder, pinned requirements, grader).
+gradescope: $(VENV)
+	$(PY) -m autograder.flows.gradescope.build
+
 clean:
 	rm -rf build .pytest_cache
+
+## Grading speed vs `import torch` and vs nbgrader autograde, side by side (writes bench/results.md).
+## Not a test; takes ~10 minutes. make bench N=40 NBGRADER_N=5
+bench: $(VENV)
+	@test -f build/course/gradebook.db || $(MAKE) release
+	$(PY) bench/bench.py --n $(or $(N),40) --nbgrader-n $(or $(NBGRADER_N),5)
+
+## Grade a folder of submissions into a CSV, resumably: make grade-all SUBMISSIONS=dir [GRADES=grades.csv] [JOBS=2]
+grade-all: $(VENV)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-all SUBMISSIONS=folder [GRADES=grades.csv] [JOBS=2]"; exit 2; }
+	$(PY) -m autograder grade-all $(SUBMISSIONS) --out $(or $(GRADES),grades.csv) --jobs $(or $(JOBS),2)
+
+## Student CI: build/student-repo = templates/student-ci + requirements.txt + the student notebook.
+STUDENT_REPO := build/student-repo
+student-repo:
+	rm -rf $(STUDENT_REPO) && mkdir -p $(STUDENT_REPO)
+	cp -r templates/student-ci/. $(STUDENT_REPO)/
+	cp requirements.txt $(STUDENT_REPO)/
+	cp $(or $(NOTEBOOK),assignments/week7_attention/week7_attention.ipynb) $(STUDENT_REPO)/week7_attention.ipynb
+
+## Run, in build/student-repo, the command the workflow runs (exit 1 while public checks fail, as on GitHub).
+student-ci-check: $(VENV) student-repo
+	cd $(STUDENT_REPO) && PATH="$(CURDIR)/.venv/bin:$$PATH" NOTEBOOK=week7_attention.ipynb \
+	  python .github/scripts/public_checks.py "$$NOTEBOOK" --junit-xml public-checks.xml --executed executed.ipynb
+.PHONY: student-repo student-ci-check

@@ -38,7 +38,7 @@ def _grade(args):
 
 
 # Modules under autograder.flows that add a subcommand with register(subparsers).
-FLOW_COMMANDS = ("batch",)
+FLOW_COMMANDS = ("batch", "crosscheck")
 
 
 def main(argv=None):

@@ -26,7 +26,7 @@ from tests.corpus.mutants import MUTANTS
 
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = 2  # notebooks graded at the same time
-NOTEBOOK_TIMEOUT = 900  # seconds for one `python -m autograder grade`, PyTorch start-up included
+NOTEBOOK_TIMEOUT = 900  # seconds per notebook, PyTorch start-up included
 TWICE = "prefix_no_eval"  # graded twice: its dropout makes it the likeliest to vary between runs
 
 pytestmark = pytest.mark.slow
@@ -43,26 +43,45 @@ class Case:
 
 
 # --- the one place that grades notebooks ------------------------------------------------------
+# "grade": one `python -m autograder grade` per notebook, JOBS at a time (the default).
+# "grade-all": one `python -m autograder grade-all DIR --jobs JOBS`, reading each notebook's
+# results.json from the feedback folder. Choose with CORPUS_GRADER=grade-all.
+GRADER = os.environ.get("CORPUS_GRADER", "grade")
+
+
 def grade_notebooks(notebooks, workdir):
-    """{name: notebook path} -> {name: parsed results.json}, graded by the real CLI, JOBS at a time.
+    """{name: notebook path} -> {name: parsed results.json}, graded by the real CLI."""
+    return (_grade_all if GRADER == "grade-all" else _grade_each)(notebooks, workdir)
 
-    When `python -m autograder grade-all DIR --out grades.csv --jobs 2` exists, this can copy
-    the notebooks into one submissions folder, run it once, and read the per-student
-    results.json files from its feedback folder instead.
-    """
-    env = dict(os.environ, PYTHONHASHSEED="0")
 
+def _run(args, log, notebooks=1):
+    run = subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=ROOT,
+                         env=dict(os.environ, PYTHONHASHSEED="0"), capture_output=True, text=True,
+                         timeout=NOTEBOOK_TIMEOUT * notebooks)
+    log.write_text(run.stdout + run.stderr)
+    assert run.returncode == 0, f"`autograder {args[0]}` exited {run.returncode}:\n{run.stderr[-3000:]}"
+
+
+def _grade_each(notebooks, workdir):
     def grade(item):
         name, path = item
         out = workdir / f"{name}.results.json"
-        run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--out", str(out)],
-                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=NOTEBOOK_TIMEOUT)
-        (workdir / f"{name}.log").write_text(run.stdout + run.stderr)
-        assert run.returncode == 0, f"grading {name} exited {run.returncode}:\n{run.stderr[-3000:]}"
+        _run(["grade", path, "--out", out], workdir / f"{name}.log")
         return name, json.loads(out.read_text())
 
     with ThreadPoolExecutor(JOBS) as pool:
         return dict(pool.map(grade, sorted(notebooks.items())))
+
+
+def _grade_all(notebooks, workdir):
+    """DIR/<name>.ipynb makes <name> the student id; distinct file names are graded separately."""
+    folder = workdir / "submissions"
+    folder.mkdir()
+    for name, path in notebooks.items():
+        shutil.copy(path, folder / f"{name}.ipynb")
+    _run(["grade-all", folder, "--out", workdir / "grades.csv", "--jobs", JOBS], workdir / "grade-all.log",
+         len(notebooks))
+    return {name: json.loads((workdir / "grades_feedback" / name / "results.json").read_text()) for name in notebooks}
 # ----------------------------------------------------------------------------------------------
 
 
@@ -83,7 +102,7 @@ def graded(request, tmp_path_factory, solution_notebook, student_notebook):
     for item in request.session.items:
         case = getattr(getattr(item, "callspec", None), "params", {}).get("case")
         if isinstance(case, Case):
-            cases[case.name] = case
+            assert cases.setdefault(case.name, case) == case, f"two cases named {case.name}"
     workdir = tmp_path_factory.mktemp("corpus")
     solution = nbformat.read(solution_notebook, as_version=4)
     notebooks = {}
@@ -142,7 +161,8 @@ def test_mutant_is_caught_in_its_part_only(case, graded):
 def test_alternative_scores_full_marks(case, graded):
     results = graded[case.name]
     by_part(results)
-    assert results["score"] == 100, f"{case.name} ({case.payload.why}) scored {results['score']:g}:\n{failures(results)}"
+    assert results["score"] == 100, \
+        f"{case.name} ({case.payload.why}) scored {results['score']:g}:\n{failures(results)}"
 
 
 @pytest.mark.parametrize("case", [pytest.param(Case("solution", "solution"), marks=_marks(*PARTS), id="solution")])
@@ -162,8 +182,8 @@ def test_released_student_notebook_scores_zero_without_crashing(case, graded):
     assert all(t["output"] for t in results["tests"]), "every failed test tells the student why"
 
 
-@pytest.mark.parametrize("case", [pytest.param(Case(TWICE, "twice", next(m for m in MUTANTS if m.name == TWICE)),
-                                               id=TWICE)])
+@pytest.mark.parametrize("case", [pytest.param(Case(f"twice-{TWICE}", "twice",
+                                                    next(m for m in MUTANTS if m.name == TWICE)), id=TWICE)])
 def test_grading_twice_gives_identical_scores(case, graded):
     first, second = graded[f"{case.name}-1"], graded[f"{case.name}-2"]
     scores = [[(t["name"], t["tags"], t["score"], t["max_score"]) for t in r["tests"]] for r in (first, second)]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from .catalog import SUITES, catalog, describe
+from .catalog import SUITES, Recorder, catalog, describe
 from .student import STUDENT_KEY, SubmissionFault
 
 GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
@@ -56,14 +56,20 @@ class GradingPlugin:
                           GRADER_FAILED, internal)
 
 
-def run_suites(student, parts=None):
-    """Run the hidden tests of ``parts`` (all by default) against ``student``; one TestResult per test."""
-    wanted = [t for t in catalog() if parts is None or t.part in parts]
-    plugin = GradingPlugin(student)
-    args = [str(SUITES), "-q", "-p", "no:cacheprovider", "--assert=plain", "-p", "no:warnings"]
+def run_suites(student, parts=None, plugins=()):
+    """Run the hidden tests of ``parts`` (all by default) against ``student``; one TestResult per test.
+
+    The first run of a process also records the catalog from its own collection, so the
+    suites are not collected twice. ``plugins`` are extra pytest plugins for the run.
+    """
+    plugin, recorder = GradingPlugin(student), Recorder()
+    # No log capture: nothing reads it, and it costs a handler swap around every test phase.
+    args = [str(SUITES), "-q", "-p", "no:cacheprovider", "--assert=plain", "-p", "no:warnings", "-p", "no:logging"]
     log = io.StringIO()
     with redirect_stdout(log), redirect_stderr(log):
-        exit_code = pytest.main(args, plugins=[plugin, _PartFilter(parts)])
+        exit_code = pytest.main(args, plugins=[plugin, _PartFilter(parts), recorder, *plugins])
+    recorder.remember()
+    wanted = [t for t in catalog() if parts is None or t.part in parts]
     results = []
     for test in wanted:
         found = plugin.results.get(test.nodeid)

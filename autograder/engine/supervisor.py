@@ -106,8 +106,9 @@ class WorkerSession:
         if not isolated:
             self.workdir = tempfile.mkdtemp(prefix="week7-worker-")
         keep = sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))})
+        # /autograder: Gradescope's tree (source, results, submission), whatever ROOT is.
         return {"isolated": isolated, "uid": 61000 + self.zygote.slot, "workdir": self.workdir,
-                "hide": [str(ROOT), "/root", *self.hide], "keep": keep,
+                "hide": ["/autograder", str(ROOT), "/root", *self.hide], "keep": keep,
                 "memory_mib": self.limits.memory_mib, "file_mib": self.limits.file_mib,
                 "disk_mib": self.limits.disk_mib, "processes": self.limits.processes}
 
@@ -131,13 +132,17 @@ class WorkerSession:
             try:
                 while True:
                     event = self._receive(self._remaining(self.limits.cell_seconds))
-                    if event["event"] == "cell_start":
+                    kind = event.get("event")
+                    if kind == "cell_start" and isinstance(event.get("index"), int):
                         current = event["index"]
-                    elif event["event"] == "cell_end":
-                        self.reports.setdefault(current, CellReport(current, event["error"], event["output"]))
+                    elif kind == "cell_end" and current is not None:
+                        self.reports.setdefault(current, CellReport(current, _error(event.get("error")),
+                                                                    str(event.get("output", ""))[:20000]))
                         current = None
-                    elif event["event"] == "ready":
+                    elif kind == "ready":
                         return
+                    else:
+                        raise WorkerLost("sent an unusable reply (out of order)")
             except WorkerLost as lost:
                 self.kill()
                 if current is None:
@@ -146,7 +151,8 @@ class WorkerSession:
                 self.reports[current] = CellReport(current, None, "", f"it {lost}; the cell was skipped")
 
     def _send(self, message):
-        try:
+        try:  # a worker that stops reading must not hang the grader on a full socket buffer
+            self.sock.settimeout(max(1.0, self._remaining(self.limits.call_seconds)))
             self.sock.sendall(wire.encode(message))
         except OSError as err:
             raise WorkerLost("stopped responding (it exited)") from err
@@ -174,9 +180,14 @@ class WorkerSession:
             return b"".join(chunks)
 
         try:
-            return wire.read_frame(read_exactly, max_bytes=self.limits.reply_mib << 20)
-        except (wire.WireError, ValueError, KeyError, TypeError) as err:
-            raise WorkerLost(f"sent an unusable reply: {err}") from err
+            message = wire.read_frame(read_exactly, max_bytes=self.limits.reply_mib << 20)
+        except WorkerLost:
+            raise
+        except Exception as err:  # noqa: BLE001 - whatever the bytes say (deep nesting, bad sizes), it is the worker's fault
+            raise WorkerLost(f"sent an unusable reply: {str(err)[:200]}") from err
+        if not isinstance(message, dict):
+            raise WorkerLost("sent an unusable reply (not a message)")
+        return message
 
     def kill(self):
         """SIGKILL the worker with everything it started (its PID namespace or process group)."""
@@ -200,18 +211,31 @@ class WorkerSession:
         name = message.get("name", "training")
         if name in self.poisoned:
             raise WorkerLost(self.poisoned[name])
-        if self.sock is None:
-            self._start()
-        self._send(message)
+        for attempt in (1, 2):
+            if self.sock is None:
+                self._start()
+            try:
+                self._send(message)
+                break
+            except WorkerLost:  # it died between calls (a timer, a thread): not this function's doing
+                self.kill()  # never keep a dead socket: every later call would fail on it
+                if attempt == 2:
+                    raise
         limit = timeout or self.limits.call_seconds
         try:
             reply = self._receive(self._remaining(limit))
+            if reply.get("event") != "reply":
+                raise WorkerLost("sent an unusable reply (out of order)")
         except WorkerLost as lost:
             self.kill()
             why = f"`{name}` {lost}" if name != "training" else f"the training run {lost}"
-            if "time limit" in str(lost) or "exited" in str(lost):
-                self.poisoned[name] = why + "; it is not called again"
+            # Whatever lost the worker (a hang, an exit, an oversized or forged reply) would
+            # lose the next one too: each restart re-runs the notebook and spends the shared
+            # restart budget that the other parts still need.
+            self.poisoned[name] = why + "; it is not called again"
             raise WorkerLost(why) from None
+        if not reply.get("ok"):
+            reply["error"] = _error(reply.get("error")) or {}
         return reply
 
     def execution_report(self):
@@ -224,6 +248,15 @@ class WorkerSession:
 
     def close(self):
         self.kill()
+
+
+def _error(error):
+    """A worker's error report, reduced to the text fields the reports read."""
+    if not isinstance(error, dict):
+        return None
+    clean = {"type": str(error.get("type") or "Error")[:100], "message": str(error.get("message", ""))[:500]}
+    clean.update({key: str(error[key])[:500] for key in ("where", "function") if key in error})
+    return clean
 
 
 def _wait_gone(pid, timeout=5.0):

@@ -30,8 +30,14 @@ def _send(conn, message):
 def serve(slot, conn, options):
     """Entry point of a grading process: grade tasks one by one until the parent hangs up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # One compute thread: idle OpenMP threads of N grading processes spin and starve the
+    # workers (measured: two jobs on two cores graded at half speed). Set before torch loads.
+    os.environ["OMP_NUM_THREADS"] = "1"
     from ..engine.catalog import catalog
     from ..engine.supervisor import Zygote
+    import torch
+
+    torch.set_num_threads(1)
 
     zygote = None
     try:

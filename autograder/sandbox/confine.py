@@ -69,14 +69,45 @@ def build_filesystem(config):
             mount("none", keep, None, MS_BIND | MS_REC | MS_RDONLY | MS_REMOUNT)
         umount(stage)
         os.rmdir(stage)
-    for shared in ("/var/tmp", "/dev/shm"):
+    for shared in WRITABLE:
         if os.path.isdir(shared):
             mount("tmpfs", shared, "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['disk_mib']}m,mode=1777")
+    freeze_host_mounts()
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
     work = "/tmp/work"
     os.makedirs(work, mode=0o700)
     os.chown(work, config["uid"], config["uid"])
     return work
+
+
+# The worker's only writable places: fresh tmpfs mounts, gone with its mount namespace.
+WRITABLE = ("/var/tmp", "/dev/shm", "/dev/mqueue")
+NOT_FROZEN = ("/proc", "/sys", "/dev", "/tmp", *WRITABLE)  # device nodes need /dev writable; /sys is root-only
+
+
+def _mount_points():
+    with open("/proc/self/mountinfo") as info:
+        points = [line.split()[4] for line in info]
+    # mountinfo escapes spaces, tabs, newlines and backslashes as octal (\040)
+    return [p.encode().decode("unicode_escape").encode("latin-1").decode() for p in points]
+
+
+def freeze_host_mounts():
+    """Remount every host mount read-only in this mount namespace (the host's own mounts are untouched).
+
+    Permissions alone are not enough: world-writable directories such as /run/lock
+    would let a submission leave files on the host, or pass notes to the next one.
+    The root must freeze or no student code runs; any other mount that refuses is
+    still covered by the unprivileged uid and its permissions.
+    """
+    for point in dict.fromkeys(_mount_points()):  # in mount order, each once
+        if any(point == p or point.startswith(p + "/") for p in NOT_FROZEN):
+            continue
+        try:
+            mount("none", point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+        except OSError:
+            if point == "/":
+                raise
 
 
 def drop_privileges(uid):

@@ -37,13 +37,14 @@ class ModuleSpec:
 
 def _flatten(value, buffers):
     if isinstance(value, torch.Tensor):
-        t = value.detach().to("cpu").contiguous()
-        if t.dtype not in DTYPE_NAMES:
-            raise WireError(f"tensor dtype {t.dtype} is not supported")
-        if type(value) is not torch.Tensor and not isinstance(value, torch.nn.Parameter):
-            t = t.as_subclass(torch.Tensor)  # a subclass's methods stay on its side of the boundary
-        buffers.append(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
-        return {"$t": len(buffers) - 1, "dtype": DTYPE_NAMES[t.dtype], "shape": list(t.shape)}
+        # A subclass's __torch_function__ could lie about dtype or shape while its bytes are
+        # read here; with it disabled, the header describes the bytes actually sent.
+        with torch._C.DisableTorchFunctionSubclass():
+            t = value.detach().to("cpu").contiguous().as_subclass(torch.Tensor)
+            if t.dtype not in DTYPE_NAMES:
+                raise WireError(f"tensor dtype {t.dtype} is not supported")
+            buffers.append(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+            return {"$t": len(buffers) - 1, "dtype": DTYPE_NAMES[t.dtype], "shape": list(t.shape)}
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -69,7 +70,15 @@ def _unflatten(node, buffers):
     if isinstance(node, dict):
         if "$t" in node:
             dtype, shape = DTYPES[node["dtype"]], [int(s) for s in node["shape"]]
-            raw = buffers[int(node["$t"])]
+            index = int(node["$t"])
+            if not 0 <= index < len(buffers) or min(shape, default=0) < 0:
+                raise WireError("malformed tensor")
+            raw = buffers[index]
+            numel = 1
+            for size in shape:
+                numel *= size
+            if len(raw) != numel * dtype.itemsize:  # the bytes must be exactly what the header says
+                raise WireError("tensor bytes do not match its shape and dtype")
             flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
             return flat.view(dtype).reshape(shape).clone()
         if "$i" in node:

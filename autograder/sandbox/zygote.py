@@ -77,12 +77,14 @@ def start_worker(config, worker_fd, control, lab):
 
 
 def run_worker(config, worker_fd, lab):
+    # Its own session and process group: killpg(0) from student code then reaches only the
+    # worker itself, never the grader's group (where concurrent workers of the same uid live).
+    os.setsid()
     if config["isolated"]:
         work = confine.build_filesystem(config)
         os.chdir(work)
         confine.drop_privileges(config["uid"])
-    else:
-        os.setsid()  # its own process group, killed as a whole at the end
+    else:  # killed as a whole (its process group) at the end
         os.chdir(config["workdir"])
     os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd() if not config["isolated"] else "/tmp"})
     confine.set_limits(config)

@@ -64,7 +64,14 @@ def expect_float(actual, what):
 
 
 def _index(what, idx):
-    return f"{what}[{', '.join(str(i) for i in idx)}]" if idx else what
+    """``weights[0, 2, 1]`` for a plain name; ``output with your mask, entry [0, 2, 1],`` for a phrase."""
+    if not idx:
+        return what
+    where, depth, phrase = ", ".join(str(i) for i in idx), 0, False
+    for ch in what:
+        depth += (ch in "([") - (ch in ")]")
+        phrase = phrase or (ch == " " and depth == 0)
+    return f"{what}, entry [{where}]," if phrase else f"{what}[{where}]"
 
 
 def _number(x):
@@ -101,9 +108,10 @@ def expect_close(actual, expected, what, tol=TOL["exact"], why=None, hint=""):
     count = int(bad.sum())
     tail = f" ({reason})" if reason else ""
     within = "" if tol == TOL["exact"] else f" beyond {tol}"
-    raise AssertionError(
-        f"{_index(what, idx)} is {_number(got)}, expected {_number(want)}{tail}; "
-        f"{count} of {a.numel()} entries differ{within}." + (f" {hint}" if hint else ""))
+    spread = (f"; {count} of {a.numel()} entries differ{within}." if a.numel() > 1
+              else f" (allowed difference: {tol})." if within else ".")
+    raise AssertionError(f"{_index(what, idx)} is {_number(got)}, expected {_number(want)}{tail}{spread}"
+                         + (f" {hint}" if hint else ""))
 
 
 def expect_unchanged(outcome, names, what):

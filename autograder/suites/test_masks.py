@@ -66,8 +66,8 @@ def test_blocked_allowed_complements(student):
     for size in (1, 4, 6):
         blocked = _mask(student.causal_mask_blocked(size), (size, size), f"causal_mask_blocked({size})")
         allowed = _mask(student.causal_mask_allowed(size), (size, size), f"causal_mask_allowed({size})")
-        expect_close(allowed, ~blocked, f"causal_mask_allowed({size})",
-                     hint=f"It should be exactly ~causal_mask_blocked({size}).")
+        expect_close(allowed, ~blocked, f"causal_mask_allowed({size}) against ~causal_mask_blocked({size})",
+                     hint="The two masks must be exact opposites: allowed == ~blocked entry by entry.")
 
 
 @pytest.mark.points(2)

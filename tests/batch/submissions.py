@@ -44,38 +44,42 @@ SWAPPED = {"targets_solution": [_edit("return tokens[:, :-1], tokens[:, 1:]", "r
 
 
 def build(folder, release_path, solution_path):
-    """Write the 20 submissions under ``folder``; return {student: what it is}."""
+    """Write the 20 submissions under ``folder``; return {student: expected status}.
+
+    Six distinct notebooks are really graded (solution, blank, the instructor's own notebook,
+    three mistakes); the others are byte-identical copies under the same file name, graded
+    once by grade-all, or cannot be graded at all.
+    """
     release = nbformat.read(release_path, as_version=4)
     solution = nbformat.read(solution_path, as_version=4)
     good = nbformat.writes(filled(release, solution))
     blank = nbformat.writes(release)
-    annotated = filled(release, solution)
-    annotated.cells.insert(1, nbformat.v4.new_markdown_cell("My notes: I finished every part."))
-    both = filled(release, solution, {**NO_SQRT, **SWAPPED})
+    mask = nbformat.writes(filled(release, solution, MASK_DIAGONAL))
+    no_sqrt = nbformat.writes(filled(release, solution, NO_SQRT))
     name = f"{ASSIGNMENT}.ipynb"
     files = {
         f"alice/{name}": good,
         "bob.ipynb": solution_path.read_text(),  # the instructor's notebook itself, hidden-test cells and all
         f"carol/{name}": blank,
-        "dave.ipynb": blank,
+        f"dave/{name}": blank,
         f"erin/{ASSIGNMENT}/{name}": good,  # nbgrader layout
         f"frank/{name}": good,
         f"gina/{ASSIGNMENT}/{name}": blank,  # nbgrader layout
-        f"hank/{name}": nbformat.writes(filled(release, solution, MASK_DIAGONAL)),
-        "ivy.ipynb": nbformat.writes(filled(release, solution, NO_SQRT)),
+        f"hank/{name}": mask,
+        f"ivy/{name}": no_sqrt,
         f"jack/{ASSIGNMENT}/{name}": nbformat.writes(filled(release, solution, SWAPPED)),  # nbgrader layout
         "kate.ipynb": '{"cells": [ {"cell_type": "code", "source": "x = 1"',  # invalid JSON
         "leo.ipynb": "These are my answers, I could not get Jupyter to work.\n",  # not a notebook
-        "mia/my_attempt.ipynb": nbformat.writes(annotated),
+        f"mia/{ASSIGNMENT}/{name}": mask,  # nbgrader layout
         "oscar/first_try.ipynb": good,  # two notebooks
         "oscar/final.ipynb": good,
         f"paul/{name}": good,
         f"quinn/{ASSIGNMENT}/{name}": blank,  # nbgrader layout
         f"rose/{name}": good,
         "rose/README.txt": "see notebook\n",
-        f"sam/{name}": nbformat.writes(filled(release, solution, MASK_DIAGONAL)),
+        f"sam/{name}": mask,
         f"sam/.ipynb_checkpoints/{ASSIGNMENT}-checkpoint.ipynb": blank,
-        f"tom/{name}": nbformat.writes(both),
+        f"tom/{name}": no_sqrt,
     }
     for relative, text in files.items():
         path = folder / relative

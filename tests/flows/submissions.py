@@ -66,17 +66,23 @@ def submissions(released, source_nb):
 
 
 def _warn_in(source):
-    """Insert `warnings.warn(...)` as the first statement of sinusoidal_positions."""
+    """Make sinusoidal_positions warn on every call: a Python warning and a logged one.
+
+    grade_part silences Python warnings, but a logging handler the student set up holds
+    the kernel's stderr, so the logged warning reaches the graded cell as stderr, which
+    nbgrader counts as a failed test cell unless IgnorePattern drops it.
+    """
     lines = source.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("def sinusoidal_positions"))
-    # after the docstring: the first line after `def` that closes a triple-quoted string
-    i = start + 1
-    if '"""' in lines[i] and lines[i].count('"""') == 1:
+    i = start + 1  # the docstring's last line
+    if lines[i].count('"""') == 1:
         i += 1
         while '"""' not in lines[i]:
             i += 1
-    lines.insert(i + 1, '    warnings.warn("sinusoidal_positions: a student warning", UserWarning)')
-    return "import warnings\n\n" + "\n".join(lines)
+    lines[i + 1:i + 1] = ['    warnings.warn("sinusoidal_positions: a student warning", UserWarning)',
+                          '    LOG.warning("sinusoidal_positions: a logged warning")']
+    return ("import logging\nimport warnings\n\nlogging.basicConfig(format=\"%(levelname)s: %(message)s\")\n"
+            "LOG = logging.getLogger(\"positions\")\n\n\n" + "\n".join(lines))
 
 
 def invalid_json():

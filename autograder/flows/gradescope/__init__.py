@@ -1,0 +1,1 @@
+"""Gradescope: build autograder.zip (`make gradescope`) and grade inside Gradescope's container."""

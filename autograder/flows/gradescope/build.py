@@ -1,0 +1,92 @@
+"""`make gradescope`: build build/gradescope/autograder.zip, the upload for a Gradescope programming assignment.
+
+Gradescope unzips it into /autograder/source, runs setup.sh once when it builds the
+image, then copies run_autograder to /autograder/run_autograder and runs it per
+submission (https://gradescope-autograders.readthedocs.io/en/latest/specs/). The zip
+holds: setup.sh, run_autograder, requirements.txt (every package pinned), the grader
+(autograder/: engine, sandbox, hidden suites), the reference answers and the lab
+(solutions/reference, solutions/lab) that the suites compare with.
+"""
+import argparse
+import re
+import stat
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
+OUT = ROOT / "build" / "gradescope" / "autograder.zip"
+# What the grader imports at grading time; nothing of the release tooling or the notebook source.
+PACKAGES = ("autograder", "solutions/reference", "solutions/lab")
+FILES = ("solutions/__init__.py", "solutions/_shapes.py")
+SKIP = re.compile(r"(^|/)(__pycache__|\.pytest_cache)(/|$)|\.pyc$"
+                  r"|^autograder/flows/gradescope/(setup\.sh|run_autograder)$")  # templates: written at the root
+
+
+def torch_pin(requirements):
+    """The exact torch version pinned in requirements.txt; anything looser is refused."""
+    pins = [line.split("#")[0].strip() for line in requirements.splitlines()
+            if re.match(r"\s*torch\b", line) and not re.match(r"\s*torch[\w-]", line)]
+    if len(pins) != 1 or not re.fullmatch(r"torch==\d+(\.\d+)+", pins[0]):
+        raise SystemExit(f"requirements.txt must pin torch exactly once as torch==X.Y.Z, found {pins}")
+    return pins[0].split("==")[1]
+
+
+def loose_pins(requirements):
+    return [line for line in (raw.split("#")[0].strip() for raw in requirements.splitlines())
+            if line and not re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[A-Za-z0-9_.+\-]+", line)]
+
+
+def setup_script(requirements):
+    minor = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return ((HERE / "setup.sh").read_text().replace("@TORCH_VERSION@", torch_pin(requirements))
+            .replace("@PY_MINOR@", minor))
+
+
+def _add(archive, name, data, executable=False):
+    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))  # fixed time: the same sources, the same zip
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = ((0o755 if executable else 0o644) | stat.S_IFREG) << 16
+    archive.writestr(info, data)
+
+
+def build(out=OUT):
+    requirements = (ROOT / "requirements.txt").read_text()
+    loose = loose_pins(requirements)
+    if loose:
+        raise SystemExit(f"requirements.txt has unpinned lines: {loose}")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    files = [ROOT / f for f in FILES if (ROOT / f).exists()]
+    for package in PACKAGES:
+        files += [p for p in sorted((ROOT / package).rglob("*")) if p.is_file()]
+    files = [p for p in files if not SKIP.search(p.relative_to(ROOT).as_posix())]
+    with zipfile.ZipFile(out, "w") as archive:
+        _add(archive, "setup.sh", setup_script(requirements), executable=True)
+        _add(archive, "run_autograder", (HERE / "run_autograder").read_text(), executable=True)
+        _add(archive, "requirements.txt", requirements)
+        for path in files:
+            name = path.relative_to(ROOT).as_posix()
+            _add(archive, name, path.read_bytes())
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.build", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=str(OUT))
+    args = parser.parse_args(argv)
+    out = build(args.out)
+    with zipfile.ZipFile(out) as archive:
+        names = archive.namelist()
+    suites = sum(n.startswith("autograder/suites/test_") for n in names)
+    print(f"{out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: {len(names)} files, "
+          f"{suites} hidden suites, {out.stat().st_size / 1024:.0f} KiB")
+    print("  upload it as the autograder of a Gradescope programming assignment (Ubuntu base image);")
+    print("  students upload one notebook, week7_attention.ipynb")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+"""Grading speed, measured side by side in one run on the same notebooks (`make bench`).
+
+`bench/bench.py [--n 40] [--nbgrader-n 5]` builds N realistic submissions (the released notebook with the solutions filled in,
+each one distinct; every tenth one has a broken causal mask) in a copy of the nbgrader
+course, then times:
+
+  floor      `python -c "import torch"` (a fresh interpreter that can do anything at all)
+  compute    the checks' own compute: in one warm grading process (one Zygote, the
+             reference run done, the first grade discarded), the time spent running the
+             notebook's cells in the worker plus the bodies of the hidden tests and their
+             fixtures (worker calls and the smoke training included); pytest's own
+             bookkeeping, process start-up and imports are not in it
+  warm       the whole second-and-later grade in that process (what batch grading pays)
+  cold       `python -m autograder grade NB` (a single submission, everything from scratch)
+  batch      `python -m autograder grade-all` with --jobs 1 and --jobs $(nproc): wall / N
+  nbgrader   `nbgrader autograde` per student in the course copy (GRADING=1, like ours)
+
+Medians per submission; the machine may be shared, so the load average is logged. Not a
+test: nothing asserts; the table says which targets are met.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENT = "week7_attention"
+COURSE = ROOT / "build" / "course"
+BROKEN_MASK = ("return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)",
+               "return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2)")  # lets i read i+1
+
+
+def env(**extra):
+    """nbgrader shells out to `alembic`: this interpreter's bin goes first on PATH."""
+    bin_dir = os.path.dirname(sys.executable)
+    return dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""), PYTHONHASHSEED="0", **extra)
+
+
+CPU = {}  # command kind -> CPU seconds (user + system, children included) of each run
+
+
+def cpu_now():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd, cwd=ROOT, environ=None, kind=None):
+    start, cpu = time.perf_counter(), cpu_now()
+    run = subprocess.run(cmd, cwd=cwd, env=environ or env(), capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if kind:
+        CPU.setdefault(kind, []).append(cpu_now() - cpu)
+    if run.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed ({run.returncode}):\n{run.stdout[-3000:]}\n"
+                         f"{run.stderr[-3000:]}")
+    return seconds, run.stdout
+
+
+# ---- the submissions -------------------------------------------------------------------
+
+def filled_notebook(index, broken):
+    """The released notebook with every solution cell answered, tagged so no two are identical."""
+    source = json.loads((COURSE / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
+    released = json.loads((COURSE / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
+    answers = {c["metadata"]["nbgrader"]["grade_id"]: c for c in source["cells"]
+               if c["metadata"].get("nbgrader", {}).get("solution")}
+    for cell in released["cells"]:
+        meta = cell["metadata"].get("nbgrader", {})
+        if meta.get("solution") and cell["cell_type"] == "code":
+            text = "".join(answers[meta["grade_id"]]["source"])
+            text = "\n".join(line for line in text.split("\n") if "### BEGIN SOLUTION" not in line
+                             and "### END SOLUTION" not in line)
+            if broken and BROKEN_MASK[0] in text:
+                text = text.replace(*BROKEN_MASK)
+            cell["source"] = f"# submission {index:03d}\n{text}"
+        elif meta.get("solution"):
+            cell["source"] = f"Answer of student {index:03d}."
+    return released
+
+
+def build(workdir, n, broken_every):
+    """A copy of the nbgrader course with submitted/<sNNN>/week7_attention/week7_attention.ipynb."""
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    course = workdir / "course"
+    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
+    shutil.copy(ROOT / "solutions" / "release" / "nbgrader_config.py", course / "nbgrader_config.py")
+    notebooks, broken = [], set()
+    for i in range(n):
+        student = f"s{i:03d}"
+        is_broken = broken_every and i % broken_every == broken_every // 2
+        path = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(filled_notebook(i, is_broken), indent=1))
+        notebooks.append(path)
+        if is_broken:
+            broken.add(student)
+    return course, notebooks, broken
+
+
+# ---- inside one warm grading process ---------------------------------------------------
+
+def inner_warm(paths):
+    """Grade paths[0] to warm up, then each path; print per-grade wall and own-compute as JSON."""
+    import pytest
+
+    from autograder.engine import reference_runs, supervisor
+    from autograder.engine.grade import grade_notebook
+
+    spent = {"worker": 0.0, "fixtures": 0.0, "tests": 0.0}
+
+    def stopwatch(key):
+        def hook(self):
+            t = time.perf_counter()
+            yield
+            spent[key] += time.perf_counter() - t
+        return pytest.hookimpl(hookwrapper=True)(hook)
+
+    Stopwatch = type("Stopwatch", (), {"pytest_fixture_setup": stopwatch("fixtures"),
+                                       "pytest_pyfunc_call": stopwatch("tests")})
+
+    main = pytest.main
+    pytest.main = lambda args, plugins=(): main(args, plugins=[*plugins, Stopwatch()])
+    start_worker = supervisor.WorkerSession._start
+
+    def start(self):
+        t = time.perf_counter()
+        try:
+            start_worker(self)
+        finally:
+            spent["worker"] += time.perf_counter() - t
+
+    supervisor.WorkerSession._start = start
+    zygote = supervisor.Zygote()
+    rows = []
+    try:
+        for i, path in enumerate(paths):
+            spent.update(worker=0.0, fixtures=0.0, tests=0.0)
+            t = time.perf_counter()
+            report = grade_notebook(path, zygote)
+            rows.append({"wall": time.perf_counter() - t, "compute": sum(spent.values()), **spent,
+                         "score": report.score, "first": i == 0})
+            if i == 0:  # the reference run is paid once per process; time it on its own
+                reference_runs.smoke_run.cache_clear()
+                t = time.perf_counter()
+                reference_runs.smoke_run()
+                rows[-1]["smoke_run"] = time.perf_counter() - t
+    finally:
+        zygote.close()
+    print(json.dumps(rows))
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def load():
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def grade_all(course, jobs, out_dir):
+    out = out_dir / f"grades-j{jobs}.csv"
+    seconds, _ = timed([sys.executable, "-m", "autograder", "grade-all", str(course), "--out", str(out),
+                        "--jobs", str(jobs), "--regrade"], kind=f"j{jobs}")
+    return seconds, list(csv.DictReader(out.open()))
+
+
+def nbgrader_scores(course, students):
+    from nbgrader.api import Gradebook, MissingEntry
+    def score(gradebook, student):
+        try:
+            return gradebook.find_submission(ASSIGNMENT, student).score
+        except MissingEntry:
+            return None
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return {student: score(gradebook, student) for student in students}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=40, help="submissions for batch grading")
+    parser.add_argument("--broken-every", type=int, default=10, help="every k-th submission has a broken mask")
+    parser.add_argument("--cold", type=int, default=3, help="cold single grades (each paired with a bare import)")
+    parser.add_argument("--warm", type=int, default=6, help="grades in the one warm process (after a warm-up)")
+    parser.add_argument("--nbgrader-n", type=int, default=5, help="submissions through nbgrader autograde")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="jobs of the parallel batch")
+    parser.add_argument("--workdir", type=Path, default=ROOT / "build" / "bench")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.md")
+    parser.add_argument("--inner-warm", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.inner_warm:
+        return inner_warm(args.inner_warm)
+    if not (COURSE / "gradebook.db").exists():
+        raise SystemExit("no nbgrader course in build/course: run `make release` first")
+    print(f"load average at start {load()}; building {args.n} submissions ...", flush=True)
+    course, notebooks, broken = build(args.workdir, args.n, args.broken_every)
+    log = {"load_start": load()}
+
+    # (a) cold single grades, each beside a bare `import torch`, on different notebooks
+    cold, floor_import = [], []
+    for i in range(args.cold):
+        nb = notebooks[(i * 7) % len(notebooks)]
+        pair = [("import", [sys.executable, "-c", "import torch"]),
+                ("cold", [sys.executable, "-m", "autograder", "grade", str(nb), "--out", os.devnull])]
+        for kind, cmd in (pair if i % 2 == 0 else pair[::-1]):
+            seconds, _ = timed(cmd, kind=kind)
+            (cold if kind == "cold" else floor_import).append(seconds)
+            print(f"  {kind:<7}{seconds:7.2f} s  {nb.parent.parent.name}", flush=True)
+
+    # the checks' own compute, in one warm process
+    warm_paths = [str(notebooks[0])] + [str(p) for p in notebooks[1:1 + args.warm]]
+    _, out = timed([sys.executable, __file__, "--inner-warm", *warm_paths])
+    first, *warm = json.loads(out.strip().splitlines()[-1])
+    compute = median([r["compute"] for r in warm])
+    print(f"  warm grades {[round(r['wall'], 2) for r in warm]}, own compute {[round(r['compute'], 2) for r in warm]}")
+
+    # (b) batch throughput
+    batch = {}
+    for jobs in sorted({1, args.jobs}):
+        batch[jobs] = grade_all(course, jobs, args.workdir)
+        print(f"  grade-all --jobs {jobs}: {batch[jobs][0]:.1f} s for {len(batch[jobs][1])}", flush=True)
+
+    # (c) nbgrader autograde, one student per call (as `make nbgrader-autograde` does)
+    nb_students = [p.parent.parent.name for p in notebooks[:args.nbgrader_n]]
+    nb_times, nb_env = [], env(GRADING="1", MPLBACKEND="Agg", OMP_NUM_THREADS="1",
+                               JUPYTER_PATH=os.path.join(sys.prefix, "share", "jupyter"))
+    for student in nb_students:
+        nb_times.append(timed([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", student,
+                               "--force"], cwd=course, environ=nb_env, kind="nbgrader")[0])
+        print(f"  nbgrader autograde {student}: {nb_times[-1]:.1f} s", flush=True)
+    nb_scores, log["load_end"] = nbgrader_scores(course, nb_students), load()
+
+    floor = median(floor_import) + compute
+    (j1_wall, j1_rows), (jn_wall, jn_rows) = batch[1], batch[args.jobs]
+    per_j1, per_jn = j1_wall / len(j1_rows), jn_wall / len(jn_rows)
+    nbg = median(nb_times)
+    ours = {r["student"]: float(r["total"]) for r in j1_rows}
+    agree = all(nb_scores[s] is not None and abs(nb_scores[s] - ours[s]) < 1e-6 for s in nb_students)
+    lines = [
+        "# Grading speed: our grader vs nbgrader autograde",
+        "",
+        f"{datetime.date.today().isoformat()}, {os.cpu_count()} cores, N = {len(notebooks)} submissions "
+        f"({len(broken)} with a broken causal mask), nbgrader on the first {len(nb_students)}; "
+        f"load average (1/5/15 min) {log['load_start']} at start, {log['load_end']} at the end "
+        f"(a shared machine). Produced by `make bench` (bench/bench.py); medians per submission.",
+        "",
+        "| what | seconds per submission | ratio | target |",
+        "|---|---:|---:|---|",
+        f"| floor: `python -c \"import torch\"` | {median(floor_import):.2f} | | |",
+        f"| checks' own compute (warm; cells in the worker + test and fixture bodies) | {compute:.2f} | | |",
+        f"| floor + own compute | {floor:.2f} | 1.00 | |",
+        f"| cold single grade `python -m autograder grade` (n={len(cold)}) | {median(cold):.2f} | "
+        f"{median(cold) / floor:.2f} x floor | <= 1.5 x: {'met' if median(cold) <= 1.5 * floor else 'NOT met'} |",
+        f"| warm grade in one process (n={len(warm)}) | {median([r['wall'] for r in warm]):.2f} | "
+        f"{median([r['wall'] for r in warm]) / compute:.2f} x compute | |",
+        f"| `grade-all --jobs 1` (wall / N) | {per_j1:.2f} | {per_j1 / compute:.2f} x compute | "
+        f"<= 2 x: {'met' if per_j1 <= 2 * compute else 'NOT met'} |",
+        f"| `grade-all --jobs 1` (median of per-submission seconds) | "
+        f"{median([float(r['seconds']) for r in j1_rows]):.2f} | | |",
+        f"| `grade-all --jobs {args.jobs}` (wall / N) | {per_jn:.2f} | {per_j1 / per_jn:.2f} x faster than --jobs 1 | |",
+        f"| `nbgrader autograde` (one call per student, n={len(nb_times)}) | {nbg:.2f} | "
+        f"{nbg / per_j1:.1f} x `--jobs 1`, {nbg / per_jn:.1f} x `--jobs {args.jobs}` | "
+        f">= 10 x slower than batch: {'met' if nbg >= 10 * per_jn else 'NOT met'} |",
+        "",
+        f"Once per grading process (not in the rows above): reference smoke run {first.get('smoke_run', 0):.2f} s; "
+        f"first grade in a fresh process {first['wall']:.2f} s (zygote warm-up, suite imports, reference run).",
+        f"Own compute of a warm grade, median: worker start-up and notebook cells "
+        f"{median([r['worker'] for r in warm]):.2f} s, fixtures {median([r['fixtures'] for r in warm]):.2f} s, "
+        f"test bodies {median([r['tests'] for r in warm]):.2f} s.",
+        f"Scores: grade-all --jobs 1 gave {sum(float(r['total']) == 100 for r in j1_rows)} x 100 and "
+        f"{sorted(float(r['total']) for r in j1_rows if r['student'] in broken)} for the broken ones; "
+        f"--jobs {args.jobs} {'agrees' if {r['student']: r['total'] for r in jn_rows} == {r['student']: r['total'] for r in j1_rows} else 'DIFFERS'}; "
+        f"nbgrader totals {nb_scores} ({'same totals as ours' if agree else 'totals differ from ours'}).",
+        f"CPU seconds (user + system, all processes; less sensitive to the load than wall time): "
+        f"import torch {median(CPU['import']):.1f}, cold grade {median(CPU['cold']):.1f}, "
+        f"grade-all --jobs 1 {CPU['j1'][0] / len(j1_rows):.1f} and --jobs {args.jobs} "
+        f"{CPU[f'j{args.jobs}'][0] / len(jn_rows):.1f} per submission, nbgrader {median(CPU['nbgrader']):.1f} "
+        f"per submission ({median(CPU['nbgrader']) / (CPU['j1'][0] / len(j1_rows)):.1f} x grade-all --jobs 1).",
+        "",
+        f"Raw seconds: cold {[round(x, 2) for x in cold]}, import torch {[round(x, 2) for x in floor_import]}, "
+        f"nbgrader {[round(x, 1) for x in nb_times]}, grade-all wall --jobs 1 {j1_wall:.1f}, "
+        f"--jobs {args.jobs} {jn_wall:.1f}.",
+    ]
+    text = "\n".join(lines) + "\n"
+    print("\n" + text)
+    args.out.write_text(text)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

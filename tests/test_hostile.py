@@ -1,0 +1,448 @@
+"""Hostile and broken submissions: the grader holds, loses nothing, and leaks nothing.
+
+Every case in tests/corpus/hostile/ is graded through the real CLI (``python -m autograder
+grade`` in a subprocess). Cases that attack different parts share a notebook (GROUPS);
+the notebooks are graded two at a time. For each grade: it finishes within its budget,
+results.json is valid Gradescope output, attacked parts score 0, untouched parts keep
+full points, no forged score survives. Around the whole run: no file of the checkout or
+of a world-writable canary directory in /tmp changes, no hidden test or reference line
+appears in any output, no listener on the host is reached, and no process outlives it.
+
+Needs root (the worker's namespaces): several cases delete files, which without the
+sandbox would hit the developer's own /tmp.
+"""
+import concurrent.futures
+import hashlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
+import hostile  # noqa: E402
+
+from autograder import PARTS  # noqa: E402
+from autograder.sandbox import confine  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTION = ROOT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
+PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
+SANDBOX_UIDS = range(61000, 61064)
+STARTUP_SLACK = 90.0  # s beyond --budget for the CLI's own start (PyTorch import, suite collection) on a busy box
+
+# name: (--budget in seconds, cases). Cases in one group attack different parts.
+# Budgets are below the default 300 s but cover the worst case: a function that hangs also
+# hangs the notebook's own check cells (30 s each) before its calls (10 s each) are cut off.
+GROUPS = {
+    "time": (240, ["infinite_loop", "ignore_signals", "endless_thread"]),
+    "resources": (200, ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes"]),
+    "exits": (150, ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
+                    "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"]),
+    "lies": (150, ["patch_asserts", "tensor_subclass", "pickle_return", "patch_failures"]),
+    "budget": (40, ["sleep_everywhere"]),
+    "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
+                     "exfiltrate", "magics"]),
+}
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not confine.can_isolate(),
+                                 reason="hostile submissions need the root sandbox (namespaces, unprivileged uid)")]
+
+
+# ---- what must not change, leak or survive ---------------------------------------------------------
+def snapshot(top):
+    """{relative path: (kind, size, mtime_ns, sha256 or None)} of everything under ``top``."""
+    state = {}
+    for folder, dirs, files in os.walk(top):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            digest = None
+            heavy = "/.venv/" in path or "/.git/objects/" in path
+            if name in files and not heavy and st.st_size < 2 << 20 and not os.path.islink(path):
+                with open(path, "rb") as handle:
+                    digest = hashlib.sha256(handle.read()).hexdigest()
+            kind = "dir" if name in dirs else "file"
+            state[os.path.relpath(path, top)] = (kind, st.st_size, st.st_mtime_ns, digest)
+    return state
+
+
+def diff(before, after):
+    changed = sorted(p for p in before.keys() & after.keys() if before[p] != after[p])
+    return {"added": sorted(after.keys() - before.keys()), "removed": sorted(before.keys() - after.keys()),
+            "changed": changed}
+
+
+def secret_lines():
+    """Distinctive lines of the hidden suites and the reference that a student never has."""
+    public = set()
+    for path in (SOLUTION, ROOT / "solutions" / "lab" / "lab.py"):
+        text = path.read_text()
+        if path.suffix == ".ipynb":
+            text = "\n".join("".join(c.get("source", "")) for c in json.loads(text)["cells"])
+        public |= {line.strip() for line in text.splitlines()}
+    lines = set()
+    for path in [*sorted((ROOT / "autograder" / "suites").glob("*.py")),
+                 *sorted((ROOT / "solutions" / "reference").glob("*.py"))]:
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if len(line) >= 24 and line not in public and any(c.isalpha() for c in line):
+                lines.add(line)
+    return lines
+
+
+def processes():
+    """{pid: (uid, cmdline, environ)} of every live (non-zombie) process."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as handle:
+                status = handle.read()
+            if "\nState:\tZ" in status:
+                continue
+            uid = int(status.split("\nUid:\t", 1)[1].split()[0])
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        found[int(entry)] = (uid, cmdline, environ)
+    return found
+
+
+class Listeners:
+    """A TCP and a UDP port on the host's loopback and an abstract Unix socket; records every contact."""
+
+    def __init__(self, marker):
+        self.contacts, self.stop = [], threading.Event()
+        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.tcp.bind(("127.0.0.1", 0))
+        self.tcp.listen()
+        self.port = self.tcp.getsockname()[1]
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", self.port))
+        self.abstract_name = f"hostile-{marker}"
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.unix.bind("\0" + self.abstract_name)
+        self.unix.listen()
+        for sock in (self.tcp, self.udp, self.unix):
+            sock.settimeout(0.2)
+            threading.Thread(target=self._watch, args=(sock,), daemon=True).start()
+
+    def _watch(self, sock):
+        while not self.stop.is_set():
+            try:
+                if sock.type == socket.SOCK_DGRAM:
+                    self.contacts.append(("udp", sock.recvfrom(1024)))
+                else:
+                    conn, peer = sock.accept()
+                    self.contacts.append((str(sock.family), peer))
+                    conn.close()
+            except (socket.timeout, OSError):
+                continue
+
+    def close(self):
+        self.stop.set()
+        time.sleep(0.3)
+        for sock in (self.tcp, self.udp, self.unix):
+            sock.close()
+
+
+# ---- the run ---------------------------------------------------------------------------------------
+@dataclass
+class Grade:
+    group: str
+    budget: float
+    cases: list
+    out: Path
+    returncode: int = None
+    seconds: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+    results_text: str = ""
+
+    @property
+    def results(self):
+        return json.loads(self.results_text)
+
+    def every_output(self):
+        return "\n".join((self.stdout, self.stderr, self.results_text))
+
+
+def grade(group, budget, cases, workdir, params, marker):
+    out_dir = workdir / group
+    out_dir.mkdir(parents=True)
+    notebook = workdir / f"{group}.ipynb"
+    import nbformat
+    nbformat.write(hostile.build(SOLUTION, cases, {**params, "__OUT_DIR__": out_dir}), str(notebook))
+    result = Grade(group, budget, cases, out_dir / "results.json")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HOSTILE_RUN_MARKER=marker)
+    started = time.monotonic()
+    process = subprocess.Popen([PYTHON, "-m", "autograder", "grade", str(notebook), "--out", str(result.out),
+                                "--budget", str(budget)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+    try:
+        result.stdout, result.stderr = process.communicate(timeout=budget + STARTUP_SLACK + 120)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, 9)
+        result.stdout, result.stderr = process.communicate()
+    result.seconds = time.monotonic() - started
+    result.returncode = process.returncode
+    result.results_text = result.out.read_text() if result.out.exists() else ""
+    return result
+
+
+@dataclass
+class Campaign:
+    grades: dict
+    files: dict  # "checkout" / "canary": diff
+    outside: list  # paths outside both that must not appear
+    leftovers: list
+    contacts: list
+    canary: Path
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory, solution_notebook):
+    assert Path(solution_notebook) == SOLUTION
+    marker = uuid.uuid4().hex[:12]
+    workdir = tmp_path_factory.mktemp("hostile")
+    canary = Path(tempfile.mkdtemp(prefix="hostile-canary-", dir="/tmp"))
+    canary.chmod(0o1777)  # world-writable: a worker that could see it could write here
+    (canary / "keep.txt").write_text("the canary\n")
+    (canary / "sub").mkdir(mode=0o777)
+    (canary / "sub" / "also.txt").write_text("also\n")
+    listeners = Listeners(marker)
+    params = {"__REPO__": ROOT, "__CANARY__": canary, "__LISTEN_PORT__": listeners.port,
+              "__ABSTRACT__": listeners.abstract_name, "__MARKER__": marker}
+    inside = ROOT / f".hostile-canary-{marker}"  # hidden with the checkout; the attacks aim at both
+    inside.mkdir(mode=0o777)
+    inside.chmod(0o1777)
+    (inside / "keep.txt").write_text("the canary\n")
+    outside = [Path(p) for p in ("/autograder/results/results.json", "/results.json", "/tmp/results.json",
+                                 str(ROOT.parent / "results.json"), os.path.expanduser("~/results.json"))]
+    existed = {p for p in outside if p.exists()}
+    before = {"checkout": snapshot(ROOT), "canary": snapshot(canary), "repo canary": snapshot(inside),
+              "venv": snapshot(ROOT / ".venv")}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:  # longest group first
+        futures = {name: pool.submit(grade, name, budget, [hostile.load(c) for c in cases], workdir, params, marker)
+                   for name, (budget, cases) in GROUPS.items()}
+        grades = {name: future.result() for name, future in futures.items()}
+    # Ours: everything forked from this run's zygotes carries the marker in its environment;
+    # `sleep 1000` started with an empty environment is recognised by its command line. (Other
+    # grades on the same machine also run as 61000+slot, so the uid alone would not say whose.)
+    leftovers = []
+    for _ in range(50):  # a killed PID namespace may take a moment to be reaped
+        leftovers = [(pid, uid, cmd.replace(b"\0", b" ").decode(errors="replace"))
+                     for pid, (uid, cmd, env) in processes().items()
+                     if marker.encode() in env or (uid in SANDBOX_UIDS and cmd.startswith(b"sleep\x001000"))]
+        if not leftovers:
+            break
+        time.sleep(0.2)
+    files = {"checkout": diff(before["checkout"], snapshot(ROOT)), "canary": diff(before["canary"], snapshot(canary)),
+             "repo canary": diff(before["repo canary"], snapshot(inside)),
+             "venv": diff(before["venv"], snapshot(ROOT / ".venv"))}
+    listeners.close()
+    yield Campaign(grades, files, [str(p) for p in outside if p.exists() and p not in existed], leftovers,
+                   listeners.contacts, canary)
+    import shutil
+    shutil.rmtree(canary, ignore_errors=True)
+    shutil.rmtree(inside, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def catalog_titles():
+    from autograder.engine.catalog import catalog
+    return {t.title: (t.part, t.points) for t in catalog()}
+
+
+# ---- the corpus itself -----------------------------------------------------------------------------
+def test_every_case_is_described_and_grouped():
+    grouped = [c for _, cases in GROUPS.values() for c in cases]
+    assert sorted(grouped) == hostile.case_names(), "every corpus case is graded exactly once"
+    for name in hostile.case_names():
+        case = hostile.load(name)
+        doc = (case.__doc__ or "").strip()
+        assert doc and "\n" not in doc, f"{name}: needs a one-line docstring (what, which part, which parts keep)"
+        assert set(case.ATTACKS) <= set(PARTS) and set(case.KEEPS) <= set(PARTS)
+        assert not set(case.ATTACKS) & set(case.KEEPS), name
+        assert getattr(case, "REPLACE", None) or getattr(case, "ADD", None), f"{name} changes nothing"
+
+
+def expectations(cases):
+    """(parts that must score 0, parts that must keep full points) for cases graded together."""
+    zero = {p for c in cases for p in c.ATTACKS}
+    full = {p for c in cases for p in c.KEEPS} - hostile.blocked_by(zero)
+    return zero, full
+
+
+# ---- each grade ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("group", list(GROUPS))
+def test_grade_holds(campaign, catalog_titles, group):
+    g = campaign.grades[group]
+    cases = g.cases
+    assert g.returncode == 0, f"{group}: the CLI exited {g.returncode}\n{g.stderr[-3000:]}"
+    assert g.seconds <= g.budget + STARTUP_SLACK, f"{group}: took {g.seconds:.0f} s for a {g.budget} s budget"
+
+    # Valid Gradescope results, written where asked and nowhere else in that directory.
+    assert sorted(p.name for p in g.out.parent.iterdir()) == ["results.json"]
+    data = g.results
+    assert isinstance(data.get("score"), (int, float)) and isinstance(data.get("execution_time"), (int, float))
+    assert isinstance(data.get("output"), str) and isinstance(data.get("tests"), list)
+    # After the budget runs out the remaining checks fail at once, but their reference-side
+    # work in the grading process still runs: allow for it.
+    assert data["execution_time"] <= g.budget + 60, f"{group}: grading took {data['execution_time']} s"
+    for test in data["tests"]:
+        assert isinstance(test["name"], str) and isinstance(test["output"], str)
+        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
+        assert test["visibility"] in ("visible", "hidden", "after_due_date", "after_published")
+        assert isinstance(test["tags"], list) and all(isinstance(t, str) for t in test["tags"])
+
+    # No forged score: exactly the hidden tests, each within its points, and the total is their sum.
+    names = [t["name"].removeprefix("Autograder failed: ") for t in data["tests"]]
+    assert sorted(names) == sorted(catalog_titles), f"{group}: unexpected tests {set(names) ^ set(catalog_titles)}"
+    for test in data["tests"]:
+        part, points = catalog_titles[test["name"].removeprefix("Autograder failed: ")]
+        assert test["tags"] == [part] and test["max_score"] == points
+        assert 0 <= test["score"] <= points
+    assert abs(data["score"] - sum(t["score"] for t in data["tests"])) < 1e-6 and data["score"] <= 100
+
+    # The attacked parts score 0; the untouched ones keep every point.
+    zero, full = expectations(cases)
+    scores = {}
+    for test in data["tests"]:
+        got, top = scores.get(test["tags"][0], (0.0, 0.0))
+        scores[test["tags"][0]] = (got + test["score"], top + test["max_score"])
+    report = f"{group}: parts {scores}\n{data['output']}"
+    for part in zero:
+        assert scores[part][0] == 0, f"attacked part {part} scored {scores[part][0]}\n{report}"
+    lost = {p: scores[p] for p in full if scores[p][0] != scores[p][1]}
+    failed = [f"{t['name']}: {t['output']}" for t in data["tests"] if t["tags"][0] in lost and t["score"] < t["max_score"]]
+    assert not lost, f"untouched parts lost points: {lost}\n" + "\n".join(failed) + f"\n{report}"
+
+    # Bounded output; markers that only an escaped attack could produce never appear.
+    assert len(g.results_text) < 256 << 10 and len(g.stdout) < 1 << 20 and len(g.stderr) < 1 << 20
+    everything = g.every_output()
+    for case in cases:
+        for never in getattr(case, "NEVER", []):
+            assert never not in everything, f"{group}: {case.__name__} left {never!r} in the output"
+        for expected in getattr(case, "EXPECT", []):
+            assert expected in data["output"], f"{group}: {case.__name__} should report {expected!r}\n{report}"
+        if hasattr(case, "check"):
+            case.check(data["output"])
+
+
+# ---- around the whole run --------------------------------------------------------------------------
+UNCHANGED = {"added": [], "removed": [], "changed": []}
+
+
+def attack_traces(changes, top):
+    """Added or changed paths under ``top`` that an attack wrote (its file names, or its forged content)."""
+    traces = []
+    for path in changes["added"] + changes["changed"]:
+        name = os.path.basename(path)
+        if "HOSTILE" in name or (name.startswith("fill") and name[4:].isdigit()):
+            traces.append(path)
+        elif name in ("results.json", "grades.csv", "junit.xml") and os.path.isfile(os.path.join(top, path)):
+            if "FORGED_BY_SUBMISSION" in Path(top, path).read_text(errors="replace"):
+                traces.append(path)
+    return traces
+
+
+def test_no_file_outside_the_worker_changes(campaign):
+    """The canaries (in /tmp and in the checkout) and the venv are untouched; nothing an attack writes appears."""
+    for name in ("canary", "repo canary", "venv"):
+        assert campaign.files[name] == UNCHANGED, (name, campaign.files[name])
+    assert not campaign.outside, f"files appeared outside the sandbox: {campaign.outside}"
+    written = attack_traces(campaign.files["checkout"], ROOT)
+    assert not written, f"attack files appeared in the checkout: {written}"
+
+
+def test_checkout_unchanged(campaign):
+    """Strict: not one file of the checkout changed (fails spuriously if someone edits the tree meanwhile)."""
+    assert campaign.files["checkout"] == UNCHANGED, (
+        f"the checkout changed during the run: {campaign.files['checkout']} (if another process edited "
+        "this working tree at the same time, rerun on a quiet checkout)")
+
+
+def test_no_hidden_test_or_reference_line_in_any_output(campaign):
+    secrets = secret_lines()
+    assert len(secrets) > 100  # the check must have something to look for
+    for name, g in campaign.grades.items():
+        everything = g.every_output()
+        leaked = [line for line in secrets if line in everything]
+        assert not leaked, f"{name}: hidden source in the output: {leaked[:5]}"
+
+
+def test_no_listener_on_the_host_was_reached(campaign):
+    assert not campaign.contacts, campaign.contacts
+
+
+def test_no_process_outlives_the_grade(campaign):
+    assert not campaign.leftovers, f"left running after grading: {campaign.leftovers}"
+
+
+# ---- batch safety ----------------------------------------------------------------------------------
+BATCH_PARTS = ["softmax_read", "multihead", "positions"]  # enough to score; training would only add time
+MALLORY = ["forged_results", "delete_everything", "spawn_processes"]
+EVE = ["os_exit_at_top_level", "kill_everything", "tensor_subclass"]
+
+
+def test_batch_safety(tmp_path, solution_notebook):
+    """grade-all with --jobs 2: every submission gets a row and none can alter another's files."""
+    import csv
+    import nbformat
+    folder, out_dir = tmp_path / "submissions", tmp_path / "grades"
+    folder.mkdir()
+    out_dir.mkdir()
+    canary = Path(tempfile.mkdtemp(prefix="hostile-canary-", dir="/tmp"))
+    canary.chmod(0o1777)
+    (canary / "keep.txt").write_text("the canary\n")
+    params = {"__REPO__": ROOT, "__CANARY__": canary, "__OUT_DIR__": out_dir, "__LISTEN_PORT__": 9,
+              "__ABSTRACT__": "unused", "__MARKER__": "batch"}
+    solution = nbformat.read(str(solution_notebook), as_version=4)
+    nbformat.write(solution, str(folder / "alice.ipynb"))
+    solution.cells.append(nbformat.v4.new_code_cell("# bob's own notebook"))
+    nbformat.write(solution, str(folder / "bob.ipynb"))
+    for name, cases in (("mallory", MALLORY), ("eve", EVE)):
+        nb = hostile.build(SOLUTION, [hostile.load(c) for c in cases], {**params, "__OUT_DIR__": out_dir / "x"})
+        nbformat.write(nb, str(folder / f"{name}.ipynb"))
+    before = {"submissions": snapshot(folder), "checkout": snapshot(ROOT), "canary": snapshot(canary)}
+    parts = [arg for p in BATCH_PARTS for arg in ("--part", p)]
+    try:
+        proc = subprocess.run([PYTHON, "-m", "autograder", "grade-all", str(folder), "--out",
+                               str(out_dir / "grades.csv"), "--jobs", "2", "--budget", "150", *parts],
+                              cwd=ROOT, capture_output=True, text=True, timeout=900,
+                              env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+        after = {"submissions": snapshot(folder), "checkout": snapshot(ROOT), "canary": snapshot(canary)}
+    finally:
+        import shutil
+        shutil.rmtree(canary, ignore_errors=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for name in ("submissions", "canary"):
+        assert diff(before[name], after[name]) == UNCHANGED, name
+    assert not attack_traces(diff(before["checkout"], after["checkout"]), ROOT)
+    with open(out_dir / "grades.csv", newline="") as handle:
+        rows = {r["student"]: r for r in csv.DictReader(handle)}
+    assert sorted(rows) == ["alice", "bob", "eve", "mallory"]
+    for student in ("alice", "bob"):
+        assert all(float(rows[student][p]) == top for p, top in (("softmax_read", 18), ("multihead", 16),
+                                                                  ("positions", 8))), rows[student]
+    assert float(rows["mallory"]["positions"]) == 0 and float(rows["mallory"]["multihead"]) == 16, rows["mallory"]
+    assert float(rows["eve"]["multihead"]) == 0 and float(rows["eve"]["positions"]) == 8, rows["eve"]
+    texts = [p.read_text(errors="replace") for p in out_dir.rglob("*") if p.is_file() and p.suffix != ".png"]
+    assert not any("FORGED_BY_SUBMISSION" in t for t in texts)
+    assert not (out_dir / "x").exists()
