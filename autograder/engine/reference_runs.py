@@ -4,6 +4,12 @@ A batch grades hundreds of notebooks in one grading process, so the reference sm
 run (and the data splits) are paid for once, not once per submission.
 """
 import functools
+import hashlib
+import json
+import os
+import platform
+from pathlib import Path
+from typing import NamedTuple
 
 import torch
 
@@ -30,9 +36,38 @@ def test_loss(state, mask_fn=ref.causal_mask_blocked):
         return lab().split_loss(model, splits()["test"], ref.shift_for_next_token, ref.next_token_loss).item()
 
 
+class SmokeRun(NamedTuple):
+    best_val: float  # validation-selected loss
+    test: float  # reserved-test loss of that checkpoint
+
+
+CACHE = Path(__file__).resolve().parents[2] / "build" / "cache" / "reference-smoke.json"
+
+
+def _cache_key():
+    """Everything the reference run's numbers depend on: the lab, the reference, torch, the CPU."""
+    root = Path(__file__).resolve().parents[2] / "solutions"
+    digest = hashlib.sha256()
+    for path in sorted([root / "lab" / "lab.py", *(root / "reference").glob("*.py")]):
+        digest.update(path.read_bytes())
+    digest.update(f"{torch.__version__}|{platform.machine()}|{platform.processor()}".encode())
+    return digest.hexdigest()
+
+
 @functools.lru_cache(maxsize=1)
 def smoke_run():
-    """The reference smoke run: (state_dict, validation-selected loss, test loss)."""
+    """The reference smoke run, once per process, and once per machine via a small JSON cache.
+
+    Only the two losses are kept: they are all the training suite compares with. The
+    cache lives in build/, which the sandboxed worker can neither see nor write.
+    """
+    key = _cache_key()
+    try:
+        cached = json.loads(CACHE.read_text())
+        if cached.get("key") == key:
+            return SmokeRun(float(cached["best_val"]), float(cached["test"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the lab's numbers are for one thread, like the worker's run
     try:
@@ -40,5 +75,12 @@ def smoke_run():
                                           ref.shift_for_next_token, ref.next_token_loss)
     finally:
         torch.set_num_threads(threads)
-    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-    return state, best_val, test_loss(state)
+    run = SmokeRun(best_val, test_loss(model.state_dict()))
+    try:
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        partial = CACHE.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps({"key": key, **run._asdict()}))
+        partial.replace(CACHE)
+    except OSError:
+        pass  # a read-only checkout still grades; it just recomputes next time
+    return run

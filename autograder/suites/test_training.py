@@ -68,7 +68,7 @@ def test_beats_uniform_baseline(run):
 def test_matches_reference_run(run):
     """Test loss matches the reference smoke run"""
     result = _get(run)
-    _, _, reference_test = reference_runs.smoke_run()
+    reference_test = reference_runs.smoke_run().test
     gap = abs(result["test"] - reference_test)
     expect_true(gap <= SMOKE_TEST_LOSS_ATOL,
                 f"reserved test loss {result['test']:.4f} differs from the reference run's "
