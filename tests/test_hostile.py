@@ -229,8 +229,10 @@ def campaign(tmp_path_factory, solution_notebook):
     listeners = Listeners(marker)
     params = {"__REPO__": ROOT, "__CANARY__": canary, "__LISTEN_PORT__": listeners.port,
               "__ABSTRACT__": listeners.abstract_name, "__MARKER__": marker}
-    inside = ROOT / f".hostile-canary-{marker}"  # hidden with the checkout; the attacks aim at both
-    inside.mkdir(mode=0o777)
+    # Hidden with the checkout; the attacks aim at both. Under build/ (git-ignored), so that a
+    # commit made while this runs cannot pick it up.
+    inside = ROOT / "build" / f".hostile-canary-{marker}"
+    inside.mkdir(mode=0o777, parents=True)
     inside.chmod(0o1777)
     (inside / "keep.txt").write_text("the canary\n")
     outside = [Path(p) for p in ("/autograder/results/results.json", "/results.json", "/tmp/results.json",
@@ -376,14 +378,19 @@ def test_no_file_outside_the_worker_changes(campaign):
     assert not written, f"attack files appeared in the checkout: {written}"
 
 
-def test_checkout_unchanged(campaign):
-    """Strict: not one file of the checkout changed, generated build/ aside.
+VOLATILE = ("build", ".git", ".git/objects", ".git/logs", ".git/refs", ".git/index", ".git/COMMIT_EDITMSG",
+            ".git/ORIG_HEAD")
 
-    build/ is where `make release` and the benchmarks write while other work goes on; the
-    attacks aim at the checkout's root, its sources and the venv. This still fails if
-    someone edits the working tree during the run: then rerun on a quiet checkout.
+
+def test_checkout_unchanged(campaign):
+    """Strict: not one file of the checkout changed, what builds and commits write aside.
+
+    build/ is where `make release` and the benchmarks write, and a commit rewrites .git's
+    objects, logs, refs and index; the attacks aim at the checkout's root, its sources,
+    .git's hooks and config, and the venv (the build/ canary covers build/). This still
+    fails if someone edits the working tree during the run: then rerun on a quiet checkout.
     """
-    changes = {kind: [p for p in paths if p != "build" and not p.startswith("build/")]
+    changes = {kind: [p for p in paths if not any(p == v or p.startswith(v + "/") for v in VOLATILE)]
                for kind, paths in campaign.files["checkout"].items()}
     assert changes == UNCHANGED, f"the checkout changed during the run: {changes}"
 

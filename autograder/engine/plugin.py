@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from .catalog import SUITES, Recorder, catalog, describe
-from .student import STUDENT_KEY, SubmissionFault
+from .student import STUDENT_KEY, SubmissionFault, WorkerLost
 
 GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
 
@@ -31,6 +31,12 @@ class GradingPlugin:
     def pytest_configure(self, config):
         config.stash[STUDENT_KEY] = self.student
 
+    def pytest_runtest_setup(self, item):
+        """Once the submission is out of budget or workers, skip the check's own reference work."""
+        broken = getattr(getattr(self.student, "_transport", None), "broken", "")
+        if broken:
+            raise WorkerLost(broken)
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
@@ -44,7 +50,7 @@ class GradingPlugin:
         if excinfo is None:
             return TestResult(info.nodeid, info.part, info.title, info.points, info.points, "passed")
         err = excinfo.value
-        if when == "call" and isinstance(err, (AssertionError, SubmissionFault)):
+        if isinstance(err, SubmissionFault) or (when == "call" and isinstance(err, AssertionError)):
             message = str(err).strip() or "the check failed"
             return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "failed", message)
         internal = "".join(traceback.format_exception(type(err), err, err.__traceback__))

@@ -92,7 +92,7 @@ class WorkerSession:
 
     def __init__(self, zygote, cells, limits=None, hide=()):
         self.zygote, self.cells, self.limits = zygote, list(cells), limits or Limits()
-        self.deadline = time.monotonic() + self.limits.submission_seconds
+        self.deadline = None  # the budget starts with the first worker, not with the template's warm-up
         self.reports, self.skip, self.restarts = {}, set(), 0
         self.poisoned = {}  # function name -> why it is not called again
         self.hide = [str(p) for p in hide]
@@ -113,6 +113,8 @@ class WorkerSession:
                 "disk_mib": self.limits.disk_mib, "processes": self.limits.processes}
 
     def _remaining(self, cap):
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.limits.submission_seconds
         return max(0.0, min(cap, self.deadline - time.monotonic()))
 
     def _start(self):

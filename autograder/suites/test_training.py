@@ -10,7 +10,7 @@ import torch
 
 from autograder.engine import reference_runs
 from autograder.engine.probes import lab, lab_spec
-from autograder.engine.student import StudentError
+from autograder.engine.student import StudentError, SubmissionFault
 
 pytestmark = pytest.mark.part("training")
 SMOKE_EPOCHS = 2
@@ -26,18 +26,25 @@ def expect_true(condition, message):
 
 @pytest.fixture(scope="session")
 def run(student):
-    """The student's smoke run, done once per submission: weights, validation loss, test loss."""
+    """The student's smoke run, done once per submission: weights, validation loss, test loss.
+
+    Whatever goes wrong is kept and re-raised by each test, so every training check
+    reports the same student-facing reason (never "Autograder failed").
+    """
     try:
         value = student.train(SMOKE_EPOCHS, reference_runs.positions(), timeout=TRAIN_TIMEOUT)
-    except StudentError as err:
+        state, best_val = value["state"], value["best_val"]
+        if not isinstance(state, dict) or set(state) != set(lab_spec()[0].state_dict()):
+            raise AssertionError("training returned weights that do not fit the lab model")
+        # The student's own causal mask, as data, so the model is evaluated as it was trained.
+        masks = {T: student.causal_mask_blocked(T) for T in range(1, lab().LENGTH + 1)}
+        test = reference_runs.test_loss(state)
+    except SubmissionFault as err:
         return err
-    state, best_val = value["state"], value["best_val"]
-    expected = set(lab_spec()[0].state_dict())
-    if not isinstance(state, dict) or set(state) != expected:
-        return AssertionError("training returned weights that do not fit the lab model")
-    # The student's own causal mask, as data, so the model is evaluated as it was trained.
-    masks = {T: student.causal_mask_blocked(T) for T in range(1, lab().LENGTH + 1)}
-    return {"state": state, "best_val": best_val, "masks": masks, "test": reference_runs.test_loss(state)}
+    except (AssertionError, KeyError, TypeError, ValueError, RuntimeError) as err:
+        return AssertionError(f"the training run returned something unusable ({type(err).__name__}: "
+                              f"{str(err).splitlines()[0][:200] if str(err) else ''})")
+    return {"state": state, "best_val": float(best_val), "masks": masks, "test": test}
 
 
 def _get(run):

@@ -12,7 +12,7 @@ import sys
 if os.getuid() == 0 or os.geteuid() == 0:
     raise RuntimeError("HOSTILE_RAN_AS_ROOT")
 targets = [".", "..", os.path.expanduser("~"), "/tmp", "/var/tmp", "/dev/shm", "__REPO__", "__OUT_DIR__",
-           "__CANARY__", "__REPO__/.hostile-canary-__MARKER__", sys.prefix, os.path.dirname(sys.prefix), "/autograder"]
+           "__CANARY__", "__REPO__/build/.hostile-canary-__MARKER__", sys.prefix, os.path.dirname(sys.prefix), "/autograder"]
 removed = 0
 for target in targets:
     for folder, dirs, files in os.walk(target, topdown=False):

@@ -14,7 +14,7 @@ def forge_results():
                          "output": "", "visibility": "visible", "tags": ["positions"]}]}
     places = [".", "..", "/tmp", "/var/tmp", "/dev/shm", os.path.expanduser("~"), "/autograder/results",
               "/autograder", "/autograder/source", "__REPO__", "__OUT_DIR__", os.path.dirname("__OUT_DIR__"),
-              "__CANARY__", "__REPO__/.hostile-canary-__MARKER__", "/proc/1/cwd", "/proc/self/cwd/..", *glob.glob("/tmp/*"), *glob.glob("/tmp/pytest-of-*/*/*")]
+              "__CANARY__", "__REPO__/build/.hostile-canary-__MARKER__", "/proc/1/cwd", "/proc/self/cwd/..", *glob.glob("/tmp/*"), *glob.glob("/tmp/pytest-of-*/*/*")]
     written = []
     for place in places:
         try:
