@@ -39,36 +39,27 @@ def enter_namespaces():
     unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)
 
 
-def umount(target):
-    _check(_libc.umount2(str(target).encode(), 2), f"umount {target}")  # 2 = MNT_DETACH
-
-
 def build_filesystem(config):
     """In the worker (PID 1 of its namespace, still root): hide the grader, give it a private tmpfs.
 
     ``hide``: directories covered by an empty tmpfs (the grader's checkout with its hidden
     suites and reference, results, other submissions, /root). ``keep``: directories under
     them the worker still needs read-only (the Python installation and the venv). They are
-    parked under the new /tmp before hiding, then bound back in place.
+    held open (O_PATH) before anything covers them — they may well live under /tmp or
+    under a hidden checkout — then bound back in place through /proc/self/fd.
     """
     mount("none", "/", None, MS_REC | MS_PRIVATE)
+    held = [(keep, os.open(keep, os.O_PATH | os.O_DIRECTORY)) for keep in config["keep"]]
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['disk_mib']}m,mode=1777")
-    parked = []
-    for index, keep in enumerate(config["keep"]):
-        stage = f"/tmp/.keep{index}"
-        os.makedirs(stage)
-        mount(keep, stage, None, MS_BIND | MS_REC)
-        parked.append((stage, keep))
     for path in config["hide"]:
         if os.path.isdir(path):
             mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
-    for stage, keep in parked:
+    for keep, fd in held:
         if not os.path.isdir(keep):
             os.makedirs(keep)
-            mount(stage, keep, None, MS_BIND | MS_REC)
+            mount(f"/proc/self/fd/{fd}", keep, None, MS_BIND | MS_REC)
             mount("none", keep, None, MS_BIND | MS_REC | MS_RDONLY | MS_REMOUNT)
-        umount(stage)
-        os.rmdir(stage)
+        os.close(fd)
     for shared in WRITABLE:
         if os.path.isdir(shared):
             mount("tmpfs", shared, "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['disk_mib']}m,mode=1777")
