@@ -39,6 +39,16 @@ def enter_namespaces():
     unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)
 
 
+# Top-level directories a worker may see: the system itself. Everything else (/work, /home,
+# /opt, /srv, /mnt, /run, /var, /root, /autograder, ...) is covered, because another
+# checkout of this package (a developer's, a CI clone's) may sit anywhere on the machine.
+SYSTEM_DIRS = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev", "proc", "sys", "tmp"}
+
+
+def outside_system_dirs():
+    return [os.path.join("/", name) for name in sorted(os.listdir("/")) if name not in SYSTEM_DIRS]
+
+
 def build_filesystem(config):
     """In the worker (PID 1 of its namespace, still root): hide the grader, give it a private tmpfs.
 
@@ -51,8 +61,8 @@ def build_filesystem(config):
     mount("none", "/", None, MS_REC | MS_PRIVATE)
     held = [(keep, os.open(keep, os.O_PATH | os.O_DIRECTORY)) for keep in config["keep"]]
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['disk_mib']}m,mode=1777")
-    for path in config["hide"]:
-        if os.path.isdir(path):
+    for path in [*config["hide"], *outside_system_dirs()]:
+        if os.path.isdir(path) and not os.path.islink(path):
             mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
     for keep, fd in held:
         if not os.path.isdir(keep):
