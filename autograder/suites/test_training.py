@@ -11,17 +11,12 @@ import torch
 from autograder.engine import reference_runs
 from autograder.engine.probes import lab, lab_spec
 from autograder.engine.student import StudentError, SubmissionFault
+from autograder.suites.expect import expect
+from autograder.suites.tolerances import TOL
 
 pytestmark = pytest.mark.part("training")
 SMOKE_EPOCHS = 2
 TRAIN_TIMEOUT = 120.0  # seconds; the warm smoke run takes well under one
-SMOKE_TEST_LOSS_ATOL = 0.02  # TODO(move to tolerances.py)
-LEAKAGE_ATOL = 1e-5
-
-
-def expect_true(condition, message):
-    if not condition:
-        raise AssertionError(message)
 
 
 @pytest.fixture(scope="session")
@@ -57,8 +52,8 @@ def _get(run):
 def test_training_runs(run):
     """The lab's smoke run trains with your mask, shift and loss"""
     result = _get(run)
-    expect_true(math.isfinite(result["best_val"]),
-                f"the validation-selected loss is {result['best_val']}, not a finite number")
+    expect(math.isfinite(result["best_val"]),
+           f"the validation-selected loss is {result['best_val']}, not a finite number")
 
 
 @pytest.mark.points(5)
@@ -66,9 +61,9 @@ def test_beats_uniform_baseline(run):
     """Test loss after the smoke run beats the uniform baseline log(8)"""
     result = _get(run)
     baseline = lab().BASELINE
-    expect_true(result["test"] < baseline,
-                f"reserved test loss {result['test']:.4f} is not below the uniform baseline "
-                f"log(8) = {baseline:.4f}: the model learned nothing usable")
+    expect(result["test"] < baseline,
+           f"reserved test loss {result['test']:.4f} is not below the uniform baseline "
+           f"log(8) = {baseline:.4f}: the model learned nothing usable")
 
 
 @pytest.mark.points(4)
@@ -77,10 +72,10 @@ def test_matches_reference_run(run):
     result = _get(run)
     reference_test = reference_runs.smoke_run().test
     gap = abs(result["test"] - reference_test)
-    expect_true(gap <= SMOKE_TEST_LOSS_ATOL,
-                f"reserved test loss {result['test']:.4f} differs from the reference run's "
-                f"{reference_test:.4f} by {gap:.4f} (allowed {SMOKE_TEST_LOSS_ATOL}): with the same seeds, "
-                "correct pieces train the same model")
+    expect(gap <= TOL["smoke_test_loss"].atol,
+           f"reserved test loss {result['test']:.4f} differs from the reference run's "
+           f"{reference_test:.4f} by {gap:.4f} (allowed {TOL['smoke_test_loss'].atol}): with the same seeds, "
+           "correct pieces train the same model")
 
 
 @pytest.mark.points(3)
@@ -92,9 +87,9 @@ def test_trained_model_is_causal(run, ref):
     model.load_state_dict(result["state"])
     tokens = reference_runs.splits()["test"][:4, :-1]
     change = ref.prefix_change(model, tokens, 5, lab().VOCAB)
-    expect_true(change <= LEAKAGE_ATOL,
-                f"changing tokens 5.. moved the logits at positions 0..4 by {change:.3g}: "
-                "the model you trained can read the future (check causal_mask_blocked)")
+    expect(change <= TOL["no_leak"].atol,
+           f"changing tokens 5.. moved the logits at positions 0..4 by {change:.3g}: "
+           "the model you trained can read the future (check causal_mask_blocked)")
 
 
 @pytest.mark.points(2)
@@ -113,7 +108,7 @@ def test_your_check_rejects_leaky_copy(run, student):
     try:
         student.assert_no_future_leakage(spec, reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
     except StudentError as err:
-        expect_true(err.kind == "AssertionError",
-                    f"on a leaky model it should raise AssertionError, but raised {err.kind}: {err.detail}")
+        expect(err.kind == "AssertionError",
+               f"on a leaky model it should raise AssertionError, but raised {err.kind}: {err.detail}")
         return
     raise AssertionError("it accepted a copy of the trained model with the causal mask removed")
