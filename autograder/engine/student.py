@@ -78,9 +78,8 @@ class Student:
 def load_lab():
     """The public lab module, as the worker sees it: executed from its source text."""
     import types
-    source = (Path(__file__).resolve().parents[2] / "solutions" / "lab" / "lab.py").read_text()
     module = types.ModuleType("lab")
-    exec(compile(source, "lab.py", "exec"), module.__dict__)  # noqa: S102 - our own public file
+    exec(compile(lab_source(), "lab.py", "exec"), module.__dict__)  # noqa: S102 - our own public file
     return module
 
 

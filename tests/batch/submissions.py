@@ -3,18 +3,12 @@ import copy
 
 import nbformat
 
+from tests.flows.submissions import solution_sources
+
 ASSIGNMENT = "week7_attention"
 
 
-def _answers(solution):
-    """{grade_id: source} of the solution cells, without the nbgrader solution markers."""
-    out = {}
-    for cell in solution.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution"):
-            out[meta["grade_id"]] = "\n".join(line for line in cell.source.splitlines()
-                                             if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
-    return out
+_answers = solution_sources  # {grade_id: source} of the solution cells, markers removed
 
 
 def _edit(old, new):
