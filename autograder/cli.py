@@ -1,5 +1,6 @@
 """python -m autograder grade NOTEBOOK --out results.json   (see --help of each command)"""
 import argparse
+import os
 import sys
 import time
 import traceback
@@ -10,7 +11,8 @@ from . import PARTS
 def _grade(args):
     from .engine import report as rep
     from .engine.grade import grade_notebook
-    from .engine.supervisor import Limits, Zygote
+    from .engine.supervisor import Limits
+    from .engine.template import Zygote
 
     started = time.monotonic()
     zygote = None
@@ -35,6 +37,17 @@ def _grade(args):
         if r.internal and args.debug:
             print(f"--- {r.nodeid}\n{r.internal}", file=sys.stderr)
     return 0
+
+
+def exit_now(code):
+    """Leave as soon as every result is written: skip tearing PyTorch down (~0.3 s of a cold grade).
+
+    Only for entry points: all files are closed and every child process is gone by the
+    time a command returns, so nothing is lost by skipping the interpreter's clean-up.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else 1)
 
 
 # Modules under autograder.flows that add a subcommand with register(subparsers).

@@ -50,7 +50,7 @@ GROUPS = {
     "lies": (150, ["patch_asserts", "tensor_subclass", "pickle_return", "patch_failures"]),
     "budget": (40, ["sleep_everywhere"]),
     "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
-                     "exfiltrate", "magics"]),
+                     "exfiltrate", "read_own_heap", "magics"]),
 }
 
 pytestmark = [pytest.mark.slow,

@@ -136,33 +136,20 @@ class _FreezeHeap:
             gc.freeze()
 
 
-def _reference_run_while_the_template_warms_up():
-    """The reference smoke run (once per process; ~1 s of training plus importing torch._dynamo).
-
-    Left to the training suite, it runs after the worker is done, on the critical path of
-    a single cold grade. Run now, it overlaps with the template's warm-up. If it fails,
-    the failure is left for the suite to report, exactly as before.
-    """
-    from . import reference_runs
-    try:
-        reference_runs.smoke_run()
-    except Exception:  # noqa: BLE001, S110 - the suite calls it again and reports the error
-        pass
-
-
 def grade_notebook(path, zygote, parts=None, limits=None, hide=()):
     started = time.monotonic()
     try:
         cells = read_code_cells(path)
     except (NotebookError, OSError) as err:
         return failed_everywhere(path, str(err), parts, started)
-    if not getattr(zygote, "warm", True) and (parts is None or "training" in parts):
-        _reference_run_while_the_template_warms_up()
     import torch  # the suites' own computations: one thread, like the worker and the reference run
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny tensors; a second thread only adds OpenMP hand-offs (10x slower when busy)
     session = WorkerSession(zygote, cells, limits or Limits(), hide=hide)
     try:
+        # Workers run the notebook while pytest collects; the training lane waits for a warm template.
+        wanted = set(parts or PARTS)
+        session.prefetch((["calls"] if wanted - {"training"} else []) + (["training"] if "training" in wanted else []))
         results = run_suites(Student(session), parts, plugins=[_FreezeHeap()])
         cells_run = session.execution_report()
     finally:

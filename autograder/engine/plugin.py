@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from .catalog import SUITES, Recorder, catalog, describe
-from .student import STUDENT_KEY, SubmissionFault, WorkerLost
+from .student import STUDENT_KEY, GraderFault, SubmissionFault, WorkerLost
 
 GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
 
@@ -50,10 +50,13 @@ class GradingPlugin:
         if excinfo is None:
             return TestResult(info.nodeid, info.part, info.title, info.points, info.points, "passed")
         err = excinfo.value
+        internal = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+        if isinstance(err, GraderFault):  # our machinery, not the submission: never a silent zero
+            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "grader-error",
+                              GRADER_FAILED, internal)
         if isinstance(err, SubmissionFault) or (when == "call" and isinstance(err, AssertionError)):
             message = str(err).strip() or "the check failed"
             return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "failed", message)
-        internal = "".join(traceback.format_exception(type(err), err, err.__traceback__))
         if when == "call":  # a value of the wrong kind made the check itself stumble
             message = (f"your function's result could not be checked ({type(err).__name__}: "
                        f"{str(err).splitlines()[0][:200] if str(err) else ''}); check its type and shape")

@@ -18,9 +18,13 @@ def lab():
     return load_lab()
 
 
+@functools.lru_cache(maxsize=None)
 def mha_spec(embed_dim, num_heads, seed):
-    """An nn.MultiheadAttention with biases and non-trivial weights, as (live module, spec)."""
-    torch.manual_seed(seed)
+    """An nn.MultiheadAttention with biases and non-trivial weights, as (live module, spec).
+
+    Built once per grading process: the suites only read the live module.
+    """
+    torch.default_generator.manual_seed(seed)  # CPU only (see the suites' conftest)
     module = nn.MultiheadAttention(embed_dim, num_heads, batch_first=True)
     with torch.no_grad():  # PyTorch zero-initialises the biases; make them count
         module.in_proj_bias.normal_(0, 0.5)
@@ -32,17 +36,29 @@ def lab_spec(mask="causal", seed=0, dropout=0.0, training=False, state=None):
     """The lab's TinyTransformer with a chosen mask ("causal", "none", "one_step"), as (live module, spec).
 
     The live module is for computing expected values in the grading process; only the
-    spec crosses to the worker.
+    spec crosses to the worker. Seeded models are built once per grading process (a
+    submission's trained weights, ``state``, never are).
     """
-    from solutions.reference import sinusoidal_positions
-    torch.manual_seed(seed)
-    module = lab().TinyTransformer(sinusoidal_positions(lab().MAX_POSITIONS, lab().WIDTH), LAB_MASKS[mask],
-                                   dropout=dropout)
-    if state is not None:
+    if state is None:
+        module, weights = _seeded_lab_model(mask, seed, dropout)
+    else:
+        module = _lab_model(mask, dropout)
         module.load_state_dict(state)
-    spec = ModuleSpec("lab", {"mask": mask, "dropout": dropout},
-                      {k: v.detach().clone() for k, v in module.state_dict().items()}, training)
-    return module.train(training), spec
+        weights = {k: v.detach().clone() for k, v in module.state_dict().items()}
+    return module.train(training), ModuleSpec("lab", {"mask": mask, "dropout": dropout}, weights, training)
+
+
+@functools.lru_cache(maxsize=None)
+def _seeded_lab_model(mask, seed, dropout):
+    torch.default_generator.manual_seed(seed)  # CPU only (see the suites' conftest)
+    module = _lab_model(mask, dropout)
+    return module, {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+
+def _lab_model(mask, dropout):
+    from solutions.reference import sinusoidal_positions
+    return lab().TinyTransformer(sinusoidal_positions(lab().MAX_POSITIONS, lab().WIDTH), LAB_MASKS[mask],
+                                 dropout=dropout)
 
 
 def rebuild(spec):

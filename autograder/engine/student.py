@@ -40,6 +40,10 @@ class StudentError(SubmissionFault):
         super().__init__(text)
 
 
+class GraderFault(Exception):
+    """The grader's own machinery broke (e.g. its worker template died): never the student's fault."""
+
+
 class WorkerLost(SubmissionFault):
     """The worker died, hung, or broke a limit during this call; the message says which."""
 

@@ -1,23 +1,20 @@
-"""The grader's side of the sandbox: start the warm template, fork workers, enforce the limits.
+"""The grader's side of the sandbox: one submission's workers, and every limit on them.
 
 Every limit is enforced from here, outside the student's process: wall-clock budgets
 by waiting with a deadline and SIGKILLing the worker's whole PID namespace (or process
 group), reply sizes by refusing oversized frames unread.
 """
-import json
 import os
 import signal
 import socket
-import struct
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..sandbox import confine, wire
-from .student import WorkerLost, lab_source
+from .student import GraderFault, WorkerLost
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,48 +40,27 @@ class CellReport:
     fatal: str = ""  # the cell killed or hung its worker and is skipped from then on
 
 
-class Zygote:
-    """One warm template process per grading process, shared by every submission it grades."""
+class _Worker:
+    """One worker of a lane: requested from the template, then booted (cells sent), then ready."""
 
-    def __init__(self, slot=0):
-        self.slot = slot
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = dict(os.environ, GRADING="1", MPLBACKEND="Agg", OMP_NUM_THREADS="1", PYTHONHASHSEED="0",
-                   PYTHONDONTWRITEBYTECODE="1")
-        self.process = subprocess.Popen([sys.executable, "-m", "autograder.sandbox.zygote", str(theirs.fileno())],
-                                        pass_fds=[theirs.fileno()], env=env, cwd=ROOT,
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-        theirs.close()
-        self.control = ours
-        setup = json.dumps({"lab_source": lab_source()}).encode()
-        ours.sendall(struct.pack(">Q", len(setup)) + setup)
-        self.warm = False  # it warms up in the background while the grader collects its suites
+    def __init__(self, pending):
+        self.pending, self.sock = pending, pending.sock
+        self.booted = self.ready = False
+        self.current = None  # the cell it is running, while it runs the notebook
 
-    def _wait_warm(self):
-        if not self.warm:
-            if self.control.recv(1) != b"W":
-                raise RuntimeError("the worker template failed to start (see the messages above)")
-            self.warm = True
-
-    def fork(self, config):
-        self._wait_warm()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        socket.send_fds(self.control, [json.dumps(config).encode()], [theirs.fileno()])
-        theirs.close()
-        (pid,) = struct.unpack(">q", self.control.recv(8, socket.MSG_WAITALL))
-        if pid <= 0:
-            ours.close()
-            raise RuntimeError("the worker template could not start a worker")
-        return pid, ours
-
-    def close(self):
-        self.control.close()
-        self.process.kill()
-        self.process.wait()
+    @property
+    def pid(self):
+        return self.pending.pid
 
 
 class WorkerSession:
     """Transport for `Student`: one submission, as many fresh workers as it takes.
+
+    Two lanes, each a fresh worker that ran the whole notebook: one answers the function
+    calls, the other does the lab's training run. The training lane needs the template
+    warm (PyTorch's optimizer first imports torch._dynamo, ~1.5 s); the calls lane does
+    not, so on a cold start the function parts are graded while the template warms up.
+    Separate lanes also mean the training run never sees state left by earlier calls.
 
     The first worker's cell results are the notebook's execution report. A cell that
     kills or hangs its worker is recorded and skipped by every later worker.
@@ -96,18 +72,21 @@ class WorkerSession:
         self.reports, self.skip, self.restarts = {}, set(), 0
         self.poisoned = {}  # function name -> why it is not called again
         self.hide = [str(p) for p in hide]
-        self.pid = self.sock = None
-        self.workdir = None
+        self.workers = {}  # lane -> _Worker
+        self.workdirs = []
         self.broken = ""  # set when no worker can be brought up any more
 
     # ---- worker lifecycle -------------------------------------------------------------
-    def _config(self):
+    def _config(self, lane):
         isolated = confine.can_isolate()
+        workdir = None
         if not isolated:
-            self.workdir = tempfile.mkdtemp(prefix="week7-worker-")
+            workdir = tempfile.mkdtemp(prefix="week7-worker-")
+            self.workdirs.append(workdir)
         keep = sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))})
         # /autograder: Gradescope's tree (source, results, submission), whatever ROOT is.
-        return {"isolated": isolated, "uid": 61000 + self.zygote.slot, "workdir": self.workdir,
+        return {"isolated": isolated, "uid": 61000 + self.zygote.slot, "workdir": workdir,
+                "warm": lane == "training",
                 "hide": ["/autograder", str(ROOT), "/root", *self.hide], "keep": keep,
                 "memory_mib": self.limits.memory_mib, "file_mib": self.limits.file_mib,
                 "disk_mib": self.limits.disk_mib, "processes": self.limits.processes}
@@ -117,50 +96,91 @@ class WorkerSession:
             self.deadline = time.monotonic() + self.limits.submission_seconds
         return max(0.0, min(cap, self.deadline - time.monotonic()))
 
-    def _start(self):
+    def prefetch(self, lanes):
+        """Start these lanes' workers now, so they run the notebook while the grader collects its suites."""
+        for lane in lanes:
+            if lane not in self.workers:
+                worker = self._launch(lane)
+                if lane == "calls":  # the template forks it at once (it warms up afterwards)
+                    try:
+                        self._boot(worker)
+                    except WorkerLost:
+                        self.kill(lane)  # started again when a check needs it, which reports why
+        self._progress()
+
+    def _launch(self, lane):
+        if self.broken:
+            raise WorkerLost(self.broken)
+        if self.restarts >= self.limits.max_restarts:
+            self.broken = "the notebook crashed or hung its worker too many times; grading stopped"
+            raise WorkerLost(self.broken)
+        if self._remaining(1) <= 0:
+            self.broken = f"the submission's time budget of {self.limits.submission_seconds:.0f} s ran out"
+            raise WorkerLost(self.broken)
+        self.restarts += 1
+        worker = self.workers[lane] = _Worker(self.zygote.request(self._config(lane)))
+        return worker
+
+    def _boot(self, worker):
+        """Hand a forked worker the notebook (once the template has answered for it)."""
+        if not worker.booted:
+            self.zygote.wait(worker.pending)
+            worker.booted = True
+            self._send(worker, {"op": "init", "cells": self.cells, "skip": sorted(self.skip)})
+
+    def _progress(self):
+        """Boot every worker the template has forked meanwhile (the training lane after its warm-up).
+
+        Not before the calls lane has run the whole notebook: by then every cell that hangs
+        or kills a worker is known and skipped, instead of being run into a second time.
+        """
+        self.zygote.poll()
+        calls = self.workers.get("calls")
+        for lane, worker in list(self.workers.items()):
+            if worker.pid is not None and not worker.booted and (worker is calls or calls is None or calls.ready):
+                try:
+                    self._boot(worker)
+                except WorkerLost:
+                    self.kill(lane)  # it is started again when its lane is next needed
+
+    def _start(self, lane="calls"):
+        """The lane's worker, ready: launched if needed, booted, its notebook run."""
         while True:
-            if self.broken:
-                raise WorkerLost(self.broken)
-            if self.restarts >= self.limits.max_restarts:
-                self.broken = "the notebook crashed or hung its worker too many times; grading stopped"
-                raise WorkerLost(self.broken)
-            if self._remaining(1) <= 0:
-                self.broken = f"the submission's time budget of {self.limits.submission_seconds:.0f} s ran out"
-                raise WorkerLost(self.broken)
-            self.restarts += 1
-            self.pid, self.sock = self.zygote.fork(self._config())
-            self._send({"op": "init", "cells": self.cells, "skip": sorted(self.skip)})
-            current = None
+            worker = self.workers.get(lane) or self._launch(lane)
             try:
-                while True:
-                    event = self._receive(self._remaining(self.limits.cell_seconds))
+                self._boot(worker)
+                while not worker.ready:
+                    event = self._receive(worker, self._remaining(self.limits.cell_seconds))
                     kind = event.get("event")
                     if kind == "cell_start" and isinstance(event.get("index"), int):
-                        current = event["index"]
-                    elif kind == "cell_end" and current is not None:
-                        self.reports.setdefault(current, CellReport(current, _error(event.get("error")),
-                                                                    str(event.get("output", ""))[:20000]))
-                        current = None
+                        worker.current = event["index"]
+                    elif kind == "cell_end" and worker.current is not None:
+                        self.reports.setdefault(worker.current, CellReport(
+                            worker.current, _error(event.get("error")), str(event.get("output", ""))[:20000]))
+                        worker.current = None
                     elif kind == "ready":
-                        return
+                        worker.ready = True
                     else:
                         raise WorkerLost("sent an unusable reply (out of order)")
+                return worker
             except WorkerLost as lost:
-                self.kill()
-                if current is None:
+                self.kill(lane)
+                if worker.current is None:
                     raise
-                self.skip.add(current)
-                self.reports[current] = CellReport(current, None, "", f"it {lost}; the cell was skipped")
+                self.skip.add(worker.current)
+                self.reports[worker.current] = CellReport(worker.current, None, "",
+                                                          f"it {lost}; the cell was skipped")
 
-    def _send(self, message):
+    def _send(self, worker, message):
         try:  # a worker that stops reading must not hang the grader on a full socket buffer
-            self.sock.settimeout(max(1.0, self._remaining(self.limits.call_seconds)))
-            self.sock.sendall(wire.encode(message))
+            worker.sock.settimeout(max(1.0, self._remaining(self.limits.call_seconds)))
+            worker.sock.sendall(wire.encode(message))
         except OSError as err:
             raise WorkerLost("stopped responding (it exited)") from err
 
-    def _receive(self, timeout):
+    def _receive(self, worker, timeout):
         end = time.monotonic() + timeout
+        sock = worker.sock
 
         def read_exactly(n):
             chunks, left = [], n
@@ -168,9 +188,9 @@ class WorkerSession:
                 wait = end - time.monotonic()
                 if wait <= 0:
                     raise WorkerLost(f"ran past its time limit ({timeout:.0f} s)")
-                self.sock.settimeout(wait)
+                sock.settimeout(wait)
                 try:
-                    chunk = self.sock.recv(min(left, 1 << 20))
+                    chunk = sock.recv(min(left, 1 << 20))
                 except socket.timeout as err:
                     raise WorkerLost(f"ran past its time limit ({timeout:.0f} s)") from err
                 except OSError as err:
@@ -191,45 +211,47 @@ class WorkerSession:
             raise WorkerLost("sent an unusable reply (not a message)")
         return message
 
-    def kill(self):
-        """SIGKILL the worker with everything it started (its PID namespace or process group)."""
-        if self.pid:
-            for target in ((self.pid,) if confine.can_isolate() else (-self.pid, self.pid)):
-                try:
-                    os.kill(target, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            _wait_gone(self.pid)
-        if self.sock is not None:
-            self.sock.close()
-        self.pid = self.sock = None
-        if self.workdir:
-            import shutil
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = None
+    def kill(self, lane):
+        """SIGKILL a lane's worker with everything it started (its PID namespace or process group)."""
+        worker = self.workers.pop(lane, None)
+        if worker is None:
+            return
+        try:
+            self.zygote.wait(worker.pending)  # a worker still being forked is killed once it exists
+        except GraderFault:
+            worker.sock.close()
+            return
+        for target in ((worker.pid,) if confine.can_isolate() else (-worker.pid, worker.pid)):
+            try:
+                os.kill(target, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        _wait_gone(worker.pid)
+        worker.sock.close()
 
     # ---- transport ----------------------------------------------------------------------
     def request(self, message, timeout=None):
         name = message.get("name", "training")
+        lane = "training" if message.get("op") == "train" else "calls"
         if name in self.poisoned:
             raise WorkerLost(self.poisoned[name])
+        self._progress()
         for attempt in (1, 2):
-            if self.sock is None:
-                self._start()
+            worker = self._start(lane)
             try:
-                self._send(message)
+                self._send(worker, message)
                 break
             except WorkerLost:  # it died between calls (a timer, a thread): not this function's doing
-                self.kill()  # never keep a dead socket: every later call would fail on it
+                self.kill(lane)  # never keep a dead socket: every later call would fail on it
                 if attempt == 2:
                     raise
         limit = timeout or self.limits.call_seconds
         try:
-            reply = self._receive(self._remaining(limit))
+            reply = self._receive(worker, self._remaining(limit))
             if reply.get("event") != "reply":
                 raise WorkerLost("sent an unusable reply (out of order)")
         except WorkerLost as lost:
-            self.kill()
+            self.kill(lane)
             why = f"`{name}` {lost}" if name != "training" else f"the training run {lost}"
             # Whatever lost the worker (a hang, an exit, an oversized or forged reply) would
             # lose the next one too: each restart re-runs the notebook and spends the shared
@@ -241,15 +263,21 @@ class WorkerSession:
         return reply
 
     def execution_report(self):
-        if self.sock is None and not self.reports and not self.broken:
+        """The notebook's cell results; runs it now if no check needed a worker (so its errors are known)."""
+        if not self.reports and not self.broken:
             try:
-                self._start()
+                self._start(next(iter(self.workers), "calls"))
             except WorkerLost:
                 pass
         return [self.reports[i] for i in sorted(self.reports)]
 
     def close(self):
-        self.kill()
+        for lane in list(self.workers):
+            self.kill(lane)
+        import shutil
+        for workdir in self.workdirs:
+            shutil.rmtree(workdir, ignore_errors=True)
+        self.workdirs = []
 
 
 def _error(error):

@@ -34,7 +34,7 @@ def serve(slot, conn, options):
     # workers (measured: two jobs on two cores graded at half speed). Set before torch loads.
     os.environ["OMP_NUM_THREADS"] = "1"
     from ..engine.catalog import catalog
-    from ..engine.supervisor import Zygote
+    from ..engine.template import Zygote
     import torch
 
     torch.set_num_threads(1)
@@ -49,7 +49,7 @@ def serve(slot, conn, options):
                 task = json.loads(conn.recv_bytes())
             except EOFError:
                 break
-            if zygote.process.poll() is not None:  # the template died: start a new one
+            if not zygote.alive():  # the template died: start a new one
                 zygote.close()
                 zygote = Zygote(slot=slot)
             _send(conn, {"event": "start", "id": task["id"]})

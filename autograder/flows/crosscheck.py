@@ -10,8 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-from .nbgrader_course import ASSIGNMENT, gradebook_points, students
-
 TOLERANCE = 1e-6
 
 
@@ -29,7 +27,8 @@ def compare(gradebook, isolated):
 def crosscheck(course, student_ids=None, hide=(), log=print):
     """{student: [(part, gradebook, isolated), ...]} of every student whose points differ."""
     from ..engine.grade import grade_notebook
-    from ..engine.supervisor import Zygote
+    from ..engine.template import Zygote
+    from .nbgrader_course import ASSIGNMENT, gradebook_points, students
 
     course = Path(course).resolve()
     ids = student_ids or students(course)
@@ -56,6 +55,9 @@ def crosscheck(course, student_ids=None, hide=(), log=print):
 
 
 def _run(args):
+    # nbgrader costs ~3 s to import; only this command needs it, not every CLI call.
+    from .nbgrader_course import ASSIGNMENT, students
+
     course = Path(args.course)
     if not (course / "gradebook.db").exists():
         print(f"{course} has no gradebook.db: build the course (`make release`) and autograde it first",

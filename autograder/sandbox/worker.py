@@ -7,6 +7,8 @@ import socket
 import sys
 import types
 
+import torch
+
 from . import calls, wire
 from .notebook_exec import new_namespace, run_cell
 
@@ -38,9 +40,23 @@ def load_lab(source):
     return module
 
 
+def reset_random_state():
+    """Every worker starts from the same random state, whatever its template ran before the fork.
+
+    A notebook that draws random numbers without seeding then gets the same draws in
+    every grade, cold or batch, calls lane or training lane: same submission, same score.
+    """
+    import random
+    random.seed(0)
+    torch.default_generator.manual_seed(0)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(0)
+
+
 def serve(sock, lab):
     channel = Channel(sock)
     init = channel.receive()
+    reset_random_state()
     namespace = new_namespace()
     skip = set(init.get("skip", []))
     for index, source in enumerate(init["cells"]):

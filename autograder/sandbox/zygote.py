@@ -1,11 +1,14 @@
-"""The warm template: import PyTorch once, warm it up, then fork one fresh worker per request.
+"""The warm template: PyTorch imported and warmed up once, then one fresh worker forked per request.
 
-Started by the grader as ``python -m autograder.sandbox.zygote FD``. It never runs
-student code itself and never holds the hidden suites; each fork is confined
-(confine.py) before it reads a single cell, and no fork is ever reused.
+Normally it is forked from the grading process right after ``import torch`` (see
+supervisor.Zygote), so a cold grade pays for one import of PyTorch, not two; it sheds
+the grader's fds, signals and output first (become_template). When that fork is not
+allowed it is started as ``python -m autograder.sandbox.zygote FD`` instead. Either way
+it never runs student code itself and never holds the hidden suites; each fork is
+confined (confine.py) before it reads a single cell, and no fork is ever reused.
 
-Control protocol on FD (a Unix socket): the grader sends a wire frame with the worker's
-config and, alongside it, the worker's socket via SCM_RIGHTS; the zygote answers with
+Control protocol on the control socket: the grader sends a wire frame with the worker's
+config and, alongside it, the worker's socket via SCM_RIGHTS; the template answers with
 the worker's pid (as seen from the grader's PID namespace).
 """
 import json
@@ -19,7 +22,8 @@ import torch
 
 from . import confine, worker
 
-PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def warm_up(lab):
@@ -94,18 +98,21 @@ def run_worker(config, worker_fd, lab):
     worker.main_from_fd(worker_fd, lab)
 
 
-def main():
-    control = socket.socket(fileno=int(sys.argv[1]))
-    os.environ["GRADING"] = "1"
-    length = struct.unpack(">Q", control.recv(8, socket.MSG_WAITALL))[0]
-    setup = json.loads(control.recv(length, socket.MSG_WAITALL))
-    lab = worker.load_lab(setup["lab_source"])
-    warm_up(lab)
-    import IPython.core.inputtransformer2  # noqa: F401 - imported by worker already; keep it warm
+def serve(control, lab_source):
+    """The template's life: fork workers on request until the grader hangs up.
+
+    It warms up once: before forking a worker that asked for a warm template (the
+    training lane), or else right after answering the first request, while that first
+    worker (and the grader) get on with the submission.
+    """
     import ctypes
-    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphaned workers come back to us
+    libc = ctypes.CDLL(None)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the grading process
+    os.environ["GRADING"] = "1"
+    lab = worker.load_lab(lab_source)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphaned workers come back to us
     signal.signal(signal.SIGCHLD, reap)
-    control.sendall(b"W")  # warm
+    warm = False
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
@@ -114,10 +121,49 @@ def main():
         if not message:
             break
         config = json.loads(message)
+        if config.get("warm") and not warm:
+            warm_up(lab)
+            warm = True
         pid = start_worker(config, fds[0], control, lab)
         os.close(fds[0])
         control.sendall(struct.pack(">q", pid))
+        if not warm:
+            warm_up(lab)
+            warm = True
     os._exit(0)
+
+
+def become_template(control, lab_source):
+    """In a child just forked from the grading process: drop what is the grader's, then serve.
+
+    The grader forks before it loads any hidden suite or reference code (supervisor checks),
+    so the template's memory holds PyTorch, pytest and the public engine, nothing secret.
+    """
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's; it closes us
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(devnull, 1)  # stderr stays: a confinement failure must be visible
+        os.close(devnull)
+        confine.close_other_fds(keep={control.fileno()})
+        os.environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+        sys.dont_write_bytecode = True
+        sys.argv = ["autograder-worker"]
+        os.chdir(ROOT)
+        serve(control, lab_source)
+    except BaseException:  # noqa: BLE001 - reported, then the template is gone
+        import traceback
+        traceback.print_exc()
+    finally:
+        os._exit(70)  # never return into the grader's code
+
+
+def main():
+    control = socket.socket(fileno=int(sys.argv[1]))
+    length = struct.unpack(">Q", control.recv(8, socket.MSG_WAITALL))[0]
+    setup = json.loads(control.recv(length, socket.MSG_WAITALL))
+    serve(control, setup["lab_source"])
 
 
 if __name__ == "__main__":

@@ -29,4 +29,7 @@ def ref():
 
 @pytest.fixture(autouse=True)
 def _fixed_seed():
-    torch.manual_seed(20261129)  # every test draws the same inputs for every submission
+    # Every test draws the same inputs for every submission. Only the CPU generator: on a
+    # CPU-only grader torch.manual_seed would also queue seeds for CUDA/XPU/MPS, recording
+    # a Python stack trace for each (~3 ms a call, 0.25 s a submission).
+    torch.default_generator.manual_seed(20261129)

@@ -53,7 +53,8 @@ def previous_score(root):
 def grade(root, hide=(), visibility="visible", budget=300.0):
     """The results.json dict for the submission under ``root``."""
     from ...engine.grade import failed_everywhere, grade_notebook
-    from ...engine.supervisor import Limits, Zygote
+    from ...engine.supervisor import Limits
+    from ...engine.template import Zygote
 
     started = time.monotonic()
     notebook, problem = find_notebook(Path(root) / "submission")
@@ -93,4 +94,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ...cli import exit_now
+    exit_now(main())

@@ -1,0 +1,84 @@
+"""A worker starts from the same state however its template came to be: same submission, same score.
+
+The worker template is forked from the grading process (the usual case) or started as a
+fresh interpreter (when the grading process already holds hidden code); it forks a
+submission's first worker before or after its warm-up, which itself draws random numbers.
+None of that may show: a notebook that draws without seeding gets the same numbers in a
+cold `grade`, in the second submission of a `grade-all` (warm template), and under a
+template started as a fresh interpreter.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DRAWS = re.compile(r"unseeded draws: \[[^\]]*\] [0-9.e-]+")
+CELL = '''import random
+raise RuntimeError(f"unseeded draws: {torch.rand(3).tolist()} {random.random()}")'''
+
+pytestmark = pytest.mark.slow
+
+
+def _cli(*args):
+    run = subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600, env={k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run
+
+
+def _draws(text):
+    found = DRAWS.findall(text)
+    assert found, f"the notebook's draws are not in the feedback:\n{text[:2000]}"
+    return found[0]
+
+
+def _scores(results):
+    return [(t["name"], t["score"]) for t in results["tests"]]
+
+
+@pytest.fixture(scope="module")
+def notebook(solution_notebook, tmp_path_factory):
+    nb = nbformat.read(str(solution_notebook), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(CELL))
+    path = tmp_path_factory.mktemp("state") / "draws.ipynb"
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_cold_batch_and_fresh_template_draw_the_same(notebook, tmp_path):
+    # Cold: one `grade`, its template forked from the grading process (PYTHONHASHSEED unset: it re-executes).
+    cold_out = tmp_path / "cold.json"
+    _cli("grade", notebook, "--out", cold_out)
+    cold = json.loads(cold_out.read_text())
+
+    # Batch: the second submission is forked from a template that has warmed up (and drawn numbers).
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    for name in ("a", "b"):
+        (folder / f"{name}.ipynb").write_bytes(notebook.read_bytes())
+    _cli("grade-all", folder, "--out", tmp_path / "grades.csv", "--jobs", 1)
+    batch = [json.loads((tmp_path / "grades_feedback" / name / "results.json").read_text()) for name in ("a", "b")]
+
+    # Fresh interpreter: this process holds the reference, so the template may not be forked from it.
+    import solutions.reference  # noqa: F401
+    from autograder.engine import report
+    from autograder.engine.grade import grade_notebook
+    from autograder.engine.template import Zygote, may_fork_template
+    assert not may_fork_template(), "a process that holds hidden code must never be forked into a worker"
+    zygote = Zygote()
+    try:
+        assert not zygote.forked
+        fresh = report.gradescope(grade_notebook(notebook, zygote))
+    finally:
+        zygote.close()
+
+    draws = [_draws(r["output"]) for r in (cold, *batch, fresh)]
+    assert len(set(draws)) == 1, f"unseeded draws differ between cold, batch and fresh-template grades: {draws}"
+    assert _scores(cold) == _scores(batch[0]) == _scores(batch[1]) == _scores(fresh)
+    assert cold["score"] == 100
