@@ -109,14 +109,15 @@ def build(workdir, n, broken_every):
 
 def inner_warm(paths):
     """Grade paths[0] to warm up, then each path; print per-grade wall and own-compute as JSON."""
+    from autograder.engine.template import Zygote
+
+    zygote = Zygote()  # first, as in the CLI: forked from this process before any hidden code is loaded
+    assert zygote.forked, "the bench must measure the template as the CLI starts it"
     import pytest
 
     from autograder.engine import reference_runs
     from autograder.engine.grade import grade_notebook, read_code_cells
     from autograder.engine.supervisor import WorkerSession
-    from autograder.engine.template import Zygote
-
-    zygote = Zygote()  # first: it is forked from this process, before the suites are loaded
     spent = {"cells": 0.0, "fixtures": 0.0, "tests": 0.0}
 
     def stopwatch(key):

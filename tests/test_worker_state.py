@@ -5,7 +5,7 @@ fresh interpreter (when the grading process already holds hidden code); it forks
 submission's first worker before or after its warm-up, which itself draws random numbers.
 None of that may show: a notebook that draws without seeding gets the same numbers in a
 cold `grade`, in the second submission of a `grade-all` (warm template), and under a
-template started as a fresh interpreter.
+template started as a fresh interpreter; and it computes on one thread in each.
 """
 import json
 import os
@@ -18,9 +18,9 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DRAWS = re.compile(r"unseeded draws: \[[^\]]*\] [0-9.e-]+")
+DRAWS = re.compile(r"unseeded draws: \[[^\]]*\] [0-9.e-]+ on \d+ threads?")
 CELL = '''import random
-raise RuntimeError(f"unseeded draws: {torch.rand(3).tolist()} {random.random()}")'''
+raise RuntimeError(f"unseeded draws: {torch.rand(3).tolist()} {random.random()} on {torch.get_num_threads()} threads")'''
 
 pytestmark = pytest.mark.slow
 
@@ -80,5 +80,42 @@ def test_cold_batch_and_fresh_template_draw_the_same(notebook, tmp_path):
 
     draws = [_draws(r["output"]) for r in (cold, *batch, fresh)]
     assert len(set(draws)) == 1, f"unseeded draws differ between cold, batch and fresh-template grades: {draws}"
+    assert draws[0].endswith("on 1 threads"), draws[0]
     assert _scores(cold) == _scores(batch[0]) == _scores(batch[1]) == _scores(fresh)
     assert cold["score"] == 100
+
+
+# ---- when the grader's own machinery fails, no student loses a point for it -------------------------------
+def _grade_with(zygote, notebook):
+    from autograder.engine.grade import grade_notebook
+    try:
+        return grade_notebook(notebook, zygote)
+    finally:
+        zygote.close()
+
+
+def test_a_dead_template_is_a_grader_fault_not_a_hang(notebook):
+    import signal
+    import time
+
+    from autograder.engine.student import GraderFault
+    from autograder.engine.template import Zygote
+    zygote = Zygote()
+    os.kill(zygote.pid, signal.SIGKILL)
+    started = time.monotonic()
+    with pytest.raises(GraderFault):
+        _grade_with(zygote, notebook)  # the CLI turns this into a valid "Autograder failed" results.json
+    assert time.monotonic() - started < 30
+
+
+def test_a_sandbox_that_cannot_start_workers_is_never_the_students_fault(notebook):
+    from autograder.engine.template import Zygote
+    zygote = Zygote()
+    request = zygote.request
+    # A worker that cannot be confined exits before it reads the notebook (its keep path or work dir is missing).
+    zygote.request = lambda config: request({**config, "workdir": "/nonexistent/work",
+                                             "keep": [*config["keep"], "/nonexistent/keep"]})
+    report = _grade_with(zygote, notebook)
+    statuses = {r.status for r in report.results}
+    assert statuses == {"grader-error"}, [(r.title, r.message) for r in report.results if r.status != "grader-error"]
+    assert not report.problem, "a broken sandbox must not be reported as the notebook crashing its workers"

@@ -45,12 +45,16 @@ class _Worker:
 
     def __init__(self, pending):
         self.pending, self.sock = pending, pending.sock
-        self.booted = self.ready = False
+        self.booted = self.ready = self.heard = False  # heard: it sent anything at all
         self.current = None  # the cell it is running, while it runs the notebook
 
     @property
     def pid(self):
         return self.pending.pid
+
+    @property
+    def failed(self):
+        return self.pending.failed
 
 
 class WorkerSession:
@@ -58,23 +62,27 @@ class WorkerSession:
 
     Two lanes, each a fresh worker that ran the whole notebook: one answers the function
     calls, the other does the lab's training run. The training lane needs the template
-    warm (PyTorch's optimizer first imports torch._dynamo, ~1.5 s); the calls lane does
+    warm (PyTorch's optimizer first imports torch._dynamo, ~1 s); the calls lane does
     not, so on a cold start the function parts are graded while the template warms up.
-    Separate lanes also mean the training run never sees state left by earlier calls.
+    The training worker gets the notebook only once the calls worker has run it, so a
+    cell that hangs or kills is run into once. Separate lanes also mean the training run
+    never sees state left by earlier calls.
 
-    The first worker's cell results are the notebook's execution report. A cell that
-    kills or hangs its worker is recorded and skipped by every later worker.
+    The execution report holds each cell's first result from any lane (a cell that
+    killed or hung a worker is recorded as such and skipped by every later worker).
+    Time limits count from when the grader waits for an answer.
     """
 
     def __init__(self, zygote, cells, limits=None, hide=()):
         self.zygote, self.cells, self.limits = zygote, list(cells), limits or Limits()
-        self.deadline = None  # the budget starts with the first worker, not with the template's warm-up
+        self.deadline = None  # the budget starts with the first worker (grade start), not with the template's start
         self.reports, self.skip, self.restarts = {}, set(), 0
         self.poisoned = {}  # function name -> why it is not called again
         self.hide = [str(p) for p in hide]
         self.workers = {}  # lane -> _Worker
         self.workdirs = []
-        self.broken = ""  # set when no worker can be brought up any more
+        self.broken = ""  # set when no worker can be brought up any more (the submission's doing)
+        self.fault = ""  # set when the sandbox itself cannot start a worker (ours)
 
     # ---- worker lifecycle -------------------------------------------------------------
     def _config(self, lane):
@@ -109,6 +117,8 @@ class WorkerSession:
         self._progress()
 
     def _launch(self, lane):
+        if self.fault:
+            raise GraderFault(self.fault)
         if self.broken:
             raise WorkerLost(self.broken)
         if self.restarts >= self.limits.max_restarts:
@@ -117,14 +127,18 @@ class WorkerSession:
         if self._remaining(1) <= 0:
             self.broken = f"the submission's time budget of {self.limits.submission_seconds:.0f} s ran out"
             raise WorkerLost(self.broken)
-        self.restarts += 1
         worker = self.workers[lane] = _Worker(self.zygote.request(self._config(lane)))
+        self.restarts += 1  # only workers that exist count against the submission (a GraderFault is ours)
         return worker
 
     def _boot(self, worker):
         """Hand a forked worker the notebook (once the template has answered for it)."""
         if not worker.booted:
-            self.zygote.wait(worker.pending)
+            try:
+                self.zygote.wait(worker.pending)
+            except GraderFault:
+                self._forget(worker)  # never waited for again; a later need asks for a new one
+                raise
             worker.booted = True
             self._send(worker, {"op": "init", "cells": self.cells, "skip": sorted(self.skip)})
 
@@ -137,11 +151,19 @@ class WorkerSession:
         self.zygote.poll()
         calls = self.workers.get("calls")
         for lane, worker in list(self.workers.items()):
-            if worker.pid is not None and not worker.booted and (worker is calls or calls is None or calls.ready):
+            if worker.failed:
+                self._forget(worker)  # the lane asks again when it is needed, and reports it then
+            elif worker.pid is not None and not worker.booted and (worker is calls or calls is None or calls.ready):
                 try:
                     self._boot(worker)
                 except WorkerLost:
                     self.kill(lane)  # it is started again when its lane is next needed
+
+    def _forget(self, worker):
+        for lane, known in list(self.workers.items()):
+            if known is worker:
+                del self.workers[lane]
+        worker.sock.close()
 
     def _start(self, lane="calls"):
         """The lane's worker, ready: launched if needed, booted, its notebook run."""
@@ -151,6 +173,7 @@ class WorkerSession:
                 self._boot(worker)
                 while not worker.ready:
                     event = self._receive(worker, self._remaining(self.limits.cell_seconds))
+                    worker.heard = True
                     kind = event.get("event")
                     if kind == "cell_start" and isinstance(event.get("index"), int):
                         worker.current = event["index"]
@@ -165,6 +188,12 @@ class WorkerSession:
                 return worker
             except WorkerLost as lost:
                 self.kill(lane)
+                if not worker.heard and self._remaining(1) > 0:
+                    # It speaks before it runs a line of the notebook: silence is the sandbox's failure,
+                    # and the next worker would fare no better.
+                    self.fault = (f"a fresh worker {lost} before it ran the notebook; the sandbox could not "
+                                  f"start it (see the messages above)")
+                    raise GraderFault(self.fault) from None
                 if worker.current is None:
                     raise
                 self.skip.add(worker.current)
@@ -267,7 +296,7 @@ class WorkerSession:
         if not self.reports and not self.broken:
             try:
                 self._start(next(iter(self.workers), "calls"))
-            except WorkerLost:
+            except (WorkerLost, GraderFault):  # already reported by the checks that needed a worker
                 pass
         return [self.reports[i] for i in sorted(self.reports)]
 

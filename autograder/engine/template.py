@@ -30,12 +30,17 @@ HIDDEN_CODE = (ROOT / "autograder" / "suites", ROOT / "solutions" / "reference")
 
 
 def may_fork_template():
-    """True when a fork of this process carries nothing a worker must not read, and our hash seed is fixed."""
-    if sys.flags.hash_randomization:
+    """True when a fork of this process carries no hidden code, and our hash seed is fixed (and asserts kept)."""
+    if sys.flags.hash_randomization or sys.flags.optimize:
         return False
     hidden = tuple(f"{path}{os.sep}" for path in HIDDEN_CODE)
-    return not any(str(getattr(module, "__file__", None) or "").startswith(hidden)
-                   for module in list(sys.modules.values()))
+    for name, module in list(sys.modules.items()):
+        if name.startswith(("autograder.suites", "solutions.reference")):
+            return False
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and os.path.realpath(path).startswith(hidden):
+            return False
+    return True
 
 
 def load_shared_torch():
@@ -47,7 +52,11 @@ def load_shared_torch():
     once instead of three times over on two cores.
     """
     import torch
+    torch.set_num_threads(1)  # every worker computes on one thread, forked cold or warm
     torch.testing.assert_close(torch.zeros(1), torch.zeros(1))
+
+
+ANSWER_SECONDS = 120.0  # a template answers at once, or after its warm-up (~1-2 s); silence means it is stuck
 
 
 class Pending:
@@ -55,6 +64,7 @@ class Pending:
 
     def __init__(self, sock):
         self.sock, self.pid = sock, None
+        self.failed = ""  # why the template could not start it
 
 
 class Zygote:
@@ -63,6 +73,7 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.control, self.process, self.pid, self.exited = ours, None, None, False
         self.waiting = deque()  # Pending requests the template has not answered yet, oldest first
+        self.failed = ""  # set once the template is dead or stuck: every request fails at once
         self.forked = may_fork_template()
         if self.forked:
             load_shared_torch()
@@ -74,6 +85,9 @@ class Zygote:
                     ours.close()
                     from ..sandbox import zygote
                     zygote.become_template(theirs, lab_source())
+                except BaseException:  # noqa: BLE001 - say why, then never return into the grader
+                    import traceback
+                    traceback.print_exc()
                 finally:
                     os._exit(70)
             self.pid = pid
@@ -91,12 +105,15 @@ class Zygote:
     # ---- workers ------------------------------------------------------------------------
     def request(self, config):
         """Ask for a fresh confined worker; ``config["warm"]``: only from a warmed-up template."""
+        if self.failed:
+            raise GraderFault(self.failed)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             socket.send_fds(self.control, [json.dumps(config).encode()], [theirs.fileno()])
         except OSError as err:
             ours.close()
-            raise GraderFault("the worker template is gone (see the messages above)") from err
+            self.failed = "the worker template is gone (see the messages above)"
+            raise GraderFault(self.failed) from err
         finally:
             theirs.close()
         pending = Pending(ours)
@@ -104,26 +121,45 @@ class Zygote:
         return pending
 
     def wait(self, pending):
-        """Block until the template has answered ``pending`` (and every request before it)."""
-        while pending.pid is None:
-            self._answer()
+        """Block until the template has answered ``pending``; GraderFault if it could not start it."""
+        while pending.pid is None and not pending.failed:
+            if not self.waiting:  # answered and failed before, or never ours
+                pending.failed = pending.failed or self.failed or "the worker template did not start this worker"
+                break
+            self._answer(ANSWER_SECONDS)
+        if pending.failed:
+            raise GraderFault(pending.failed)
 
     def poll(self):
         """Collect, without blocking, the answers that have already arrived."""
         while self.waiting and select.select([self.control], [], [], 0)[0]:
-            self._answer()
+            self._answer(ANSWER_SECONDS)
 
-    def _answer(self):
-        try:
-            reply = self.control.recv(8, socket.MSG_WAITALL)
-        except OSError:
-            reply = b""
-        pid = struct.unpack(">q", reply)[0] if len(reply) == 8 else 0
+    def _answer(self, timeout):
+        """Read the template's next answer. A dead or silent template fails every request still waiting."""
+        reply = b""
+        if select.select([self.control], [], [], timeout)[0]:
+            try:
+                reply = self.control.recv(8, socket.MSG_WAITALL)
+            except OSError:
+                pass
+            why = "the worker template is gone (see the messages above)"
+        else:
+            why = f"the worker template did not answer within {timeout:.0f} s"
+        if len(reply) != 8:
+            self.failed = why
+            while self.waiting:
+                pending = self.waiting.popleft()
+                pending.failed = why
+                pending.sock.close()
+            return
         pending = self.waiting.popleft()
-        if pid <= 0:
+        pid = struct.unpack(">q", reply)[0]
+        if pid > 0:
+            pending.pid = pid
+        else:
+            pending.failed = "the worker template could not start a worker (see the messages above)"
             pending.sock.close()
-            raise GraderFault("the worker template could not start a worker (see the messages above)")
-        pending.pid = pid
 
     def fork(self, config):
         """A fresh confined worker, waited for: (pid, socket)."""
@@ -133,6 +169,8 @@ class Zygote:
 
     # ---- the template itself ----------------------------------------------------------------
     def alive(self):
+        if self.failed:
+            return False
         if self.process is not None:
             return self.process.poll() is None
         if not self.exited:

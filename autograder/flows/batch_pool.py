@@ -1,7 +1,7 @@
 """Grading processes for `grade-all`: N spawned processes, each owning one warm `Zygote(slot=k)`.
 
 The grading processes hold the hidden suites; student code only ever runs in the
-sandboxed workers their zygote forks (a fresh one per submission, never reused).
+sandboxed workers their zygote forks (fresh ones for each submission, never reused).
 Tasks go down and results come back as JSON bytes, so the batch parent never
 unpickles anything: what crosses is plain data by construction.
 """
@@ -42,7 +42,7 @@ def serve(slot, conn, options):
     zygote = None
     try:
         zygote = Zygote(slot=slot)
-        catalog()  # collect the hidden suites while the template warms up
+        catalog()  # collect the hidden suites (after the fork) while the template warms up
         _send(conn, {"event": "ready", "pid": os.getpid()})
         while True:
             try:

@@ -30,12 +30,16 @@ def crosscheck(course, student_ids=None, hide=(), log=print):
     from ..engine.template import Zygote
     from .nbgrader_course import ASSIGNMENT, gradebook_points, students
 
+    zygote = Zygote()  # first: forked from this process, it must not inherit the gradebook or the roster
     course = Path(course).resolve()
-    ids = student_ids or students(course)
-    book = gradebook_points(course, ids)
     differ = {}
-    zygote = Zygote()
     try:
+        ids = student_ids or students(course)
+        if not ids:
+            log(f"no submissions under {course / 'submitted'}/<student>/{ASSIGNMENT}/")
+            return differ
+        log(f"cross-checking {len(ids)} submission(s) of {course}")
+        book = gradebook_points(course, ids)
         for student in ids:
             notebook = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
             started = time.monotonic()
@@ -55,20 +59,12 @@ def crosscheck(course, student_ids=None, hide=(), log=print):
 
 
 def _run(args):
-    # nbgrader costs ~3 s to import; only this command needs it, not every CLI call.
-    from .nbgrader_course import ASSIGNMENT, students
-
     course = Path(args.course)
     if not (course / "gradebook.db").exists():
         print(f"{course} has no gradebook.db: build the course (`make release`) and autograde it first",
               file=sys.stderr)
         return 2
-    ids = args.student or students(course)
-    if not ids:
-        print(f"no submissions under {course / 'submitted'}/<student>/{ASSIGNMENT}/")
-        return 0
-    print(f"cross-checking {len(ids)} submission(s) of {course}")
-    differ = crosscheck(course, ids, args.hide)
+    differ = crosscheck(course, args.student, args.hide)
     if not differ:
         print("every gradebook agrees with the isolated grader")
         return 0

@@ -1,15 +1,17 @@
-"""The warm template: PyTorch imported and warmed up once, then one fresh worker forked per request.
+"""The worker template: PyTorch imported once, workers forked from it on request, one fresh worker each.
 
 Normally it is forked from the grading process right after ``import torch`` (see
-supervisor.Zygote), so a cold grade pays for one import of PyTorch, not two; it sheds
+engine/template.py), so a cold grade pays for one import of PyTorch, not two; it sheds
 the grader's fds, signals and output first (become_template). When that fork is not
-allowed it is started as ``python -m autograder.sandbox.zygote FD`` instead. Either way
-it never runs student code itself and never holds the hidden suites; each fork is
-confined (confine.py) before it reads a single cell, and no fork is ever reused.
+allowed it is started as ``python -m autograder.sandbox.zygote FD`` instead. It warms up
+(PyTorch's first training step, which imports torch._dynamo) once, early, and may fork a
+grade's first worker before that. It never runs student code itself and never holds the
+hidden suites; each fork is confined (confine.py) before it reads a single cell, and no
+fork is ever reused.
 
 Control protocol on the control socket: the grader sends a wire frame with the worker's
 config and, alongside it, the worker's socket via SCM_RIGHTS; the template answers with
-the worker's pid (as seen from the grader's PID namespace).
+the worker's pid (as seen from the grader's PID namespace), in the order asked.
 """
 import json
 import os
@@ -102,17 +104,23 @@ def serve(control, lab_source):
     """The template's life: fork workers on request until the grader hangs up.
 
     It warms up once: before forking a worker that asked for a warm template (the
-    training lane), or else right after answering the first request, while that first
-    worker (and the grader) get on with the submission.
+    training lane); right after answering a first request that came at once (a cold
+    grade: the calls worker and the grader get on with the submission meanwhile); or
+    as soon as nobody has asked for half a second (a batch collecting its suites).
     """
     import ctypes
+    import select
     libc = ctypes.CDLL(None)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the grading process
     os.environ["GRADING"] = "1"
+    torch.set_num_threads(1)  # workers forked before the warm-up compute on one thread too
     lab = worker.load_lab(lab_source)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphaned workers come back to us
     signal.signal(signal.SIGCHLD, reap)
     warm = False
+    if not select.select([control], [], [], 0.5)[0]:
+        warm_up(lab)
+        warm = True
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
@@ -136,8 +144,10 @@ def serve(control, lab_source):
 def become_template(control, lab_source):
     """In a child just forked from the grading process: drop what is the grader's, then serve.
 
-    The grader forks before it loads any hidden suite or reference code (supervisor checks),
-    so the template's memory holds PyTorch, pytest and the public engine, nothing secret.
+    The grader forks before it loads any hidden suite or reference code (checked by
+    engine/template.py:may_fork_template) and before it reads any grade, so the memory a
+    worker inherits holds PyTorch, pytest, the public engine and the grader's command
+    line and options, nothing secret.
     """
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's; it closes us
