@@ -147,9 +147,7 @@ def grade_notebook(path, zygote, parts=None, limits=None, hide=()):
     torch.set_num_threads(1)  # tiny tensors; a second thread only adds OpenMP hand-offs (10x slower when busy)
     session = WorkerSession(zygote, cells, limits or Limits(), hide=hide)
     try:
-        # Workers run the notebook while pytest collects; the training lane waits for a warm template.
-        wanted = set(parts or PARTS)
-        session.prefetch((["calls"] if wanted - {"training"} else []) + (["training"] if "training" in wanted else []))
+        session.prefetch(parts or PARTS)  # workers run the notebook while pytest collects
         results = run_suites(Student(session), parts, plugins=[_FreezeHeap()])
         cells_run = session.execution_report()
     finally:

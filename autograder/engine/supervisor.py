@@ -104,9 +104,13 @@ class WorkerSession:
             self.deadline = time.monotonic() + self.limits.submission_seconds
         return max(0.0, min(cap, self.deadline - time.monotonic()))
 
-    def prefetch(self, lanes):
-        """Start these lanes' workers now, so they run the notebook while the grader collects its suites."""
-        for lane in lanes:
+    @staticmethod
+    def lane_of(part):
+        return "training" if part == "training" else "calls"
+
+    def prefetch(self, parts):
+        """Start the workers these parts need now, so they run the notebook while the grader collects its suites."""
+        for lane in sorted({self.lane_of(p) for p in parts}):  # "calls" first: the template forks it at once
             if lane not in self.workers:
                 worker = self._launch(lane)
                 if lane == "calls":  # the template forks it at once (it warms up afterwards)

@@ -161,12 +161,6 @@ class Zygote:
             pending.failed = "the worker template could not start a worker (see the messages above)"
             pending.sock.close()
 
-    def fork(self, config):
-        """A fresh confined worker, waited for: (pid, socket)."""
-        pending = self.request(config)
-        self.wait(pending)
-        return pending.pid, pending.sock
-
     # ---- the template itself ----------------------------------------------------------------
     def alive(self):
         if self.failed:

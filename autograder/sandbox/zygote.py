@@ -118,9 +118,15 @@ def serve(control, lab_source):
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphaned workers come back to us
     signal.signal(signal.SIGCHLD, reap)
     warm = False
+
+    def warm_once():
+        nonlocal warm
+        if not warm:
+            warm_up(lab)
+            warm = True
+
     if not select.select([control], [], [], 0.5)[0]:
-        warm_up(lab)
-        warm = True
+        warm_once()
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
@@ -129,15 +135,12 @@ def serve(control, lab_source):
         if not message:
             break
         config = json.loads(message)
-        if config.get("warm") and not warm:
-            warm_up(lab)
-            warm = True
+        if config.get("warm"):
+            warm_once()
         pid = start_worker(config, fds[0], control, lab)
         os.close(fds[0])
         control.sendall(struct.pack(">q", pid))
-        if not warm:
-            warm_up(lab)
-            warm = True
+        warm_once()  # a first worker forked cold is on its way; now the template catches up
     os._exit(0)
 
 
@@ -149,24 +152,18 @@ def become_template(control, lab_source):
     worker inherits holds PyTorch, pytest, the public engine and the grader's command
     line and options, nothing secret.
     """
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's; it closes us
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        devnull = os.open(os.devnull, os.O_RDWR)
-        os.dup2(devnull, 0)
-        os.dup2(devnull, 1)  # stderr stays: a confinement failure must be visible
-        os.close(devnull)
-        confine.close_other_fds(keep={control.fileno()})
-        os.environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
-        sys.dont_write_bytecode = True
-        sys.argv = ["autograder-worker"]
-        os.chdir(ROOT)
-        serve(control, lab_source)
-    except BaseException:  # noqa: BLE001 - reported, then the template is gone
-        import traceback
-        traceback.print_exc()
-    finally:
-        os._exit(70)  # never return into the grader's code
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's; it closes us
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)  # stderr stays: a confinement failure must be visible
+    os.close(devnull)
+    confine.close_other_fds(keep={control.fileno()})
+    os.environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    sys.dont_write_bytecode = True
+    sys.argv = ["autograder-worker"]
+    os.chdir(ROOT)
+    serve(control, lab_source)  # ends in os._exit; the forking code reports anything raised
 
 
 def main():
