@@ -82,6 +82,7 @@ student-repo:
 
 ## Run, in build/student-repo, the command the workflow runs (exit 1 while public checks fail, as on GitHub).
 student-ci-check: $(VENV) student-repo
-	cd $(STUDENT_REPO) && PATH="$(CURDIR)/.venv/bin:$$PATH" \
-	  python .github/scripts/public_checks.py week7_attention.ipynb --junit-xml public-checks.xml --executed executed.ipynb
+	# The workflow's own line, with its env: NOTEBOOK must be set before the line expands "$$NOTEBOOK".
+	cd $(STUDENT_REPO) && export PATH="$(CURDIR)/.venv/bin:$$PATH" NOTEBOOK=week7_attention.ipynb && \
+	  python .github/scripts/public_checks.py "$$NOTEBOOK" --junit-xml public-checks.xml --executed executed.ipynb
 .PHONY: student-repo student-ci-check
