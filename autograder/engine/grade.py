@@ -19,6 +19,8 @@ class GradeReport:
     cells: list = field(default_factory=list)  # CellReport per cell that failed or was skipped
     problem: str = ""  # why the notebook could not be graded at all, for the student
     seconds: float = 0.0
+    sha256: str = ""  # of the notebook's bytes as graded
+    executed: list = field(default_factory=list)  # CellReport of every cell that ran, in notebook order
 
     @property
     def score(self):
@@ -154,4 +156,11 @@ def grade_notebook(path, zygote, parts=None, limits=None, hide=()):
         session.close()
         torch.set_num_threads(threads)
     problems = [c for c in cells_run if c.error or c.fatal]
-    return GradeReport(str(path), results, problems, session.broken, time.monotonic() - started)
+    return GradeReport(str(path), results, problems, session.broken, time.monotonic() - started,
+                       sha256=_sha256(path), executed=cells_run)
+
+
+def _sha256(path):
+    import hashlib
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()

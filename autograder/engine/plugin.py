@@ -11,6 +11,14 @@ from .student import STUDENT_KEY, GraderFault, SubmissionFault, WorkerLost
 
 GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
 
+# What students are shown, least to most (--feedback): each level adds to the one before.
+#   score   the total and each part's points, nothing about single checks
+#   checks  + each check's title and whether it passed
+#   values  + why a check failed: the value found, the value expected, where
+#   hints   + the hint that points at a likely cause (the default during the term)
+FEEDBACK_LEVELS = ("score", "checks", "values", "hints")
+DEFAULT_FEEDBACK = "hints"
+
 
 @dataclass
 class TestResult:
@@ -20,8 +28,17 @@ class TestResult:
     points: float
     score: float
     status: str  # "passed" | "failed" | "grader-error"
-    message: str = ""
+    message: str = ""  # what was found (values); at level "hints" followed by ``hint``
     internal: str = ""  # traceback for instructors only; never shown to students
+    hint: str = ""  # a likely cause, shown only at feedback level "hints"
+
+    def feedback(self, level=DEFAULT_FEEDBACK):
+        """The text a student sees for this check at feedback ``level`` ("" when the level shows none)."""
+        if self.status == "passed" or level in ("score", "checks"):
+            return ""
+        if level == "values" or not self.hint:
+            return self.message
+        return f"{self.message} {self.hint}".strip()
 
 
 class GradingPlugin:
@@ -56,7 +73,8 @@ class GradingPlugin:
                               GRADER_FAILED, internal)
         if isinstance(err, SubmissionFault) or (when == "call" and isinstance(err, AssertionError)):
             message = str(err).strip() or "the check failed"
-            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "failed", message)
+            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "failed", message,
+                              hint=str(getattr(err, "hint", "") or ""))
         if when == "call":  # a value of the wrong kind made the check itself stumble
             message = (f"your function's result could not be checked ({type(err).__name__}: "
                        f"{str(err).splitlines()[0][:200] if str(err) else ''}); check its type and shape")

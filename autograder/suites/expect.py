@@ -22,10 +22,21 @@ def describe(value):
     return f"a {type(value).__name__} ({value!r:.40})"
 
 
-def expect(condition, message):
+class CheckFailed(AssertionError):
+    """A failed check: ``message`` says what was found, ``hint`` (optional) a likely cause.
+
+    The feedback level decides what a student sees (values: the message; hints: both).
+    """
+
+    def __init__(self, message, hint=""):
+        super().__init__(message)
+        self.hint = hint
+
+
+def expect(condition, message, hint=""):
     """The one place a bare condition becomes a failure; ``message`` is the whole story."""
     if not condition:
-        raise AssertionError(message)
+        raise CheckFailed(message, hint)
 
 
 def expect_tensor(actual, what):
@@ -44,15 +55,13 @@ def expect_pair(actual, what):
 def expect_shape(actual, expected, what, hint=""):
     expect_tensor(actual, what)
     expected = tuple(expected)
-    expect(tuple(actual.shape) == expected,
-           f"{what} has shape {tuple(actual.shape)}, expected {expected}." + (f" {hint}" if hint else ""))
+    expect(tuple(actual.shape) == expected, f"{what} has shape {tuple(actual.shape)}, expected {expected}.", hint)
     return actual
 
 
 def expect_dtype(actual, expected, what, hint=""):
     expect_tensor(actual, what)
-    expect(actual.dtype == expected, f"{what} has dtype {actual.dtype}, expected {expected}."
-           + (f" {hint}" if hint else ""))
+    expect(actual.dtype == expected, f"{what} has dtype {actual.dtype}, expected {expected}.", hint)
     return actual
 
 
@@ -110,8 +119,7 @@ def expect_close(actual, expected, what, tol=TOL["exact"], why=None, hint=""):
     within = "" if tol == TOL["exact"] else f" beyond {tol}"
     spread = (f"; {count} of {a.numel()} entries differ{within}." if a.numel() > 1
               else f" (allowed difference: {tol})." if within else ".")
-    raise AssertionError(f"{_index(what, idx)} is {_number(got)}, expected {_number(want)}{tail}{spread}"
-                         + (f" {hint}" if hint else ""))
+    raise CheckFailed(f"{_index(what, idx)} is {_number(got)}, expected {_number(want)}{tail}{spread}", hint)
 
 
 def expect_unchanged(outcome, names, what):
