@@ -1,16 +1,54 @@
-"""Models the suites hand to student functions, described as data (ModuleSpec).
+"""What the suites hand to student functions: random inputs and models, drawn afresh per submission.
 
-Built here, in the grading process, with fixed seeds; the worker rebuilds them from
-their state with public code only.
+Every seed a suite uses goes through ``seed(n)``: the n-th probe of the current
+submission. The submission's base (``use_submission``) is an HMAC of the notebook's
+bytes under a secret the worker never sees (engine/secret.py), so
+
+* the same notebook always gets the same probes, hence the same score;
+* a changed notebook gets new probes: values printed in one round's feedback say
+  nothing about the next round's, and a function that fingerprints its inputs has
+  nothing to look up.
+
+Run directly (``pytest autograder/suites``, the package's own tests) the base is 0.
+Lab models never leave the grading process: the worker gets a stand-in whose forward
+passes and train/eval switches the grader serves (see engine/supervisor.py).
 """
 import functools
+import hashlib
+import hmac
 
 import torch
 from torch import nn
 
-from ..sandbox.calls import LAB_MASKS, build_module
 from ..sandbox.wire import ModuleSpec
 from .student import load_lab
+
+_base = [0]
+MASKS = {  # mask_fn(T) of the probe models: True = blocked
+    "causal": lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1),
+    "none": lambda T: None,  # reads the whole sequence, future included
+    "one_step": lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2),  # sees t + 1
+}
+
+
+def submission_base(secret, notebook_sha256):
+    """The probe base of one notebook: HMAC-SHA256(secret, sha256 of its bytes), 31 bits."""
+    digest = hmac.new(secret, notebook_sha256.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def use_submission(base):
+    """Draw the probes of the submission with this base from now on (0: the fixed, public probes)."""
+    _base[0] = int(base)
+
+
+def seed(n):
+    """The n-th probe seed of the current submission."""
+    return (_base[0] * 1_000_003 + n) % (2 ** 63 - 1) if _base[0] else n
+
+
+def generator(n):
+    return torch.Generator().manual_seed(seed(n))
 
 
 @functools.lru_cache(maxsize=1)
@@ -18,13 +56,14 @@ def lab():
     return load_lab()
 
 
-@functools.lru_cache(maxsize=None)
-def mha_spec(embed_dim, num_heads, seed):
+@functools.lru_cache(maxsize=64)
+def mha_spec(embed_dim, num_heads, n):
     """An nn.MultiheadAttention with biases and non-trivial weights, as (live module, spec).
 
-    Built once per grading process: the suites only read the live module.
+    ``n`` is a probe number: the weights are the current submission's. The worker
+    rebuilds the module from the spec with PyTorch alone; the suites read the live one.
     """
-    torch.default_generator.manual_seed(seed)  # CPU only (see the suites' conftest)
+    torch.default_generator.manual_seed(seed(n))  # CPU only (see the suites' conftest)
     module = nn.MultiheadAttention(embed_dim, num_heads, batch_first=True)
     with torch.no_grad():  # PyTorch zero-initialises the biases; make them count
         module.in_proj_bias.normal_(0, 0.5)
@@ -32,35 +71,28 @@ def mha_spec(embed_dim, num_heads, seed):
     return module, ModuleSpec("mha", {"embed_dim": embed_dim, "num_heads": num_heads}, module.state_dict())
 
 
-def lab_spec(mask="causal", seed=0, dropout=0.0, training=False, state=None):
-    """The lab's TinyTransformer with a chosen mask ("causal", "none", "one_step"), as (live module, spec).
+def lab_model(mask="causal", n=0, dropout=0.0, training=False, state=None):
+    """A fresh lab TinyTransformer with a chosen mask ("causal", "none", "one_step"), in the given mode.
 
-    The live module is for computing expected values in the grading process; only the
-    spec crosses to the worker. Seeded models are built once per grading process (a
-    submission's trained weights, ``state``, never are).
+    Weights: the current submission's probe ``n``, or ``state`` (a trained model's). Each
+    call builds a new module, so what one student call does to its mode stays with it.
     """
-    if state is None:
-        module, weights = _seeded_lab_model(mask, seed, dropout)
-    else:
-        module = _lab_model(mask, dropout)
-        module.load_state_dict(state)
-        weights = {k: v.detach().clone() for k, v in module.state_dict().items()}
-    return module.train(training), ModuleSpec("lab", {"mask": mask, "dropout": dropout}, weights, training)
+    module = _build(mask, dropout)
+    module.load_state_dict(state if state is not None else _seeded_weights(mask, seed(n), dropout))
+    return module.train(training)
 
 
-@functools.lru_cache(maxsize=None)
-def _seeded_lab_model(mask, seed, dropout):
-    torch.default_generator.manual_seed(seed)  # CPU only (see the suites' conftest)
-    module = _lab_model(mask, dropout)
-    return module, {k: v.detach().clone() for k, v in module.state_dict().items()}
+@functools.lru_cache(maxsize=64)
+def _seeded_weights(mask, probe_seed, dropout):
+    torch.default_generator.manual_seed(probe_seed)  # CPU only (see the suites' conftest)
+    return {k: v.detach().clone() for k, v in _build(mask, dropout).state_dict().items()}
 
 
-def _lab_model(mask, dropout):
+def _build(mask, dropout):
+    return lab().TinyTransformer(_positions(), MASKS[mask], dropout=dropout)
+
+
+@functools.lru_cache(maxsize=1)
+def _positions():
     from solutions.reference import sinusoidal_positions
-    return lab().TinyTransformer(sinusoidal_positions(lab().MAX_POSITIONS, lab().WIDTH), LAB_MASKS[mask],
-                                 dropout=dropout)
-
-
-def rebuild(spec):
-    """A live module from a spec, as the worker would build it."""
-    return build_module(spec, lab())
+    return sinusoidal_positions(lab().MAX_POSITIONS, lab().WIDTH)

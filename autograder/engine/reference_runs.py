@@ -5,6 +5,7 @@ run (and the data splits) are paid for once, not once per submission.
 """
 import functools
 import hashlib
+import hmac
 import json
 import os
 import platform
@@ -14,6 +15,7 @@ from typing import NamedTuple
 import torch
 
 import solutions.reference as ref
+from . import secret
 from .probes import lab
 
 
@@ -44,6 +46,12 @@ class SmokeRun(NamedTuple):
 CACHE = Path(__file__).resolve().parents[2] / "build" / "cache" / "reference-smoke.json"
 
 
+def _mac(record):
+    """HMAC-SHA256 of the cache record's key and numbers, under the grader's secret."""
+    text = json.dumps([record["key"], repr(float(record["best_val"])), repr(float(record["test"]))])
+    return hmac.new(secret.load(), text.encode(), hashlib.sha256).hexdigest()
+
+
 def _cache_key():
     """Everything the reference run's numbers depend on: the lab, the reference, torch, the CPU."""
     root = Path(__file__).resolve().parents[2] / "solutions"
@@ -59,14 +67,17 @@ def smoke_run():
     """The reference smoke run, once per process, and once per machine via a small JSON cache.
 
     Only the two losses are kept: they are all the training suite compares with. The
-    cache lives in build/, which the sandboxed worker can neither see nor write.
+    cache lives in build/, which the sandboxed worker can neither see nor write, and it
+    is used only if it carries our HMAC (under the grader's secret) of exactly these
+    numbers for exactly this code: anyone who could write the file still cannot make
+    the grader use a number it did not compute.
     """
     key = _cache_key()
     try:
         cached = json.loads(CACHE.read_text())
-        if cached.get("key") == key:
+        if cached.get("key") == key and hmac.compare_digest(str(cached.get("mac", "")), _mac(cached)):
             return SmokeRun(float(cached["best_val"]), float(cached["test"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the lab's numbers are for one thread, like the worker's run
@@ -79,7 +90,8 @@ def smoke_run():
     try:
         CACHE.parent.mkdir(parents=True, exist_ok=True)
         partial = CACHE.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps({"key": key, **run._asdict()}))
+        record = {"key": key, **run._asdict()}
+        partial.write_text(json.dumps({**record, "mac": _mac(record)}))
         partial.replace(CACHE)
     except OSError:
         pass  # a read-only checkout still grades; it just recomputes next time

@@ -4,7 +4,6 @@
 plain tensors and Python values. ``student.call(name, ...)`` also reports which tensor
 arguments the function modified and the train/eval mode of module arguments afterwards.
 """
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -48,30 +47,28 @@ class WorkerLost(SubmissionFault):
     """The worker died, hung, or broke a limit during this call; the message says which."""
 
 
-@dataclass
-class Outcome:
-    value: object
-    mutated: list = field(default_factory=list)  # indexes of positional tensor args changed in place
-    modes: list = field(default_factory=list)  # .training of each module argument after the call
-
-
 class Student:
-    """Proxy over a transport with ``request(message, timeout) -> reply dict``."""
+    """Proxy over a transport with ``call(name, args, kwargs, grad, timeout) -> CallResult``.
+
+    ``student.f(*args)`` returns f's value; ``student.call("f", *args)`` the whole
+    CallResult (value, and what the grader observed: mutated arguments, model modes).
+    """
 
     def __init__(self, transport):
         self._transport = transport
 
     def call(self, name, *args, timeout=None, **kwargs):
-        reply = self._transport.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs}, timeout)
-        if not reply.get("ok"):
-            raise StudentError(name, reply.get("error", {}))
-        return Outcome(reply.get("value"), reply.get("mutated", []), reply.get("modes", []))
+        result = self._transport.call(name, list(args), kwargs, timeout=timeout)
+        if not result.ok:
+            raise StudentError(name, result.error)
+        return result
 
-    def train(self, epochs, positions, timeout=None):
-        reply = self._transport.request({"op": "train", "epochs": epochs, "positions": positions}, timeout)
-        if not reply.get("ok"):
-            raise StudentError("training", reply.get("error", {}))
-        return reply["value"]
+    def value_and_grad(self, name, *args, timeout=None):
+        """(value, d value / d args[0]) of a loss function, the gradient taken by autograd in the worker."""
+        result = self._transport.call(name, list(args), {}, grad=True, timeout=timeout)
+        if not result.ok:
+            raise StudentError(name, result.error)
+        return result.value, result.grad
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -94,25 +91,50 @@ def lab_source():
 class LocalTransport:
     """In-process transport over a namespace (the reference, for the package's own tests).
 
-    Messages still go through the wire format, so values have exactly the types the
-    real worker would return.
+    Same observations as the worker's: tensor arguments are copies compared afterwards,
+    models are the caller's own; values go through the wire format, so they have exactly
+    the types the real worker would return.
     """
 
-    def __init__(self, namespace, lab=None):
+    def __init__(self, namespace):
+        self._ns = namespace
+
+    def call(self, name, args, kwargs, grad=False, timeout=None):
+        import torch
+
         from ..sandbox import calls
-        self._calls, self._ns, self._lab = calls, namespace, lab or load_lab()
+        from .supervisor import CallResult
+        try:
+            fn = calls.lookup(self._ns, name)
+        except calls.NotAFunction as missing:
+            return CallResult(False, error={"type": "Missing", "where": "", "message": str(missing)})
+        originals = list(args)
+        args = [_local(a) for a in args]
+        kwargs = {k: _local(v) for k, v in kwargs.items()}
+        models = [a for a in [*args, *kwargs.values()] if isinstance(a, torch.nn.Module) and hasattr(a, "embedding")]
+        try:
+            value, gradient = calls.invoke(fn, args, kwargs, grad)
+        except Exception as err:  # noqa: BLE001 - the reference raising is a result like any other
+            return CallResult(False, error=calls.describe_error(err))
+        mutated = [i for i, (a, o) in enumerate(zip(args, originals))
+                   if isinstance(o, torch.Tensor) and not torch.equal(a, o)]
+        return CallResult(True, _roundtrip(value), _roundtrip(gradient), mutated=mutated,
+                          modes=[m.training for m in models])
 
-    def request(self, message, timeout=None):
-        message = _roundtrip(message)
-        if message["op"] == "train":
-            reply = self._calls.run_training(self._ns, self._lab, message["epochs"], message["positions"])
-        else:
-            reply = self._calls.run_call(self._ns, self._lab, message["name"], message["args"], message["kwargs"])
-        return _roundtrip(reply)
+
+def _local(value):
+    import torch
+
+    from ..sandbox import calls
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, wire.ModuleSpec):
+        return calls.build_module(value)
+    return value
 
 
-def _roundtrip(message):
-    frame = wire.encode(message)
+def _roundtrip(value):
+    frame = wire.encode({"v": value})
     view = memoryview(frame)
     pos = 0
 
@@ -122,4 +144,4 @@ def _roundtrip(message):
         pos += n
         return chunk
 
-    return wire.read_frame(read_exactly, max_bytes=1 << 31)
+    return wire.read_frame(read_exactly, max_bytes=1 << 31)["v"]

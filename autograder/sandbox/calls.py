@@ -1,45 +1,114 @@
-"""Answer one call from the grader: build module arguments, run the student's function, report.
+"""Answer one Call from the grader: build the arguments, run the student's function, reply.
 
-Runs inside the worker (and, for the package's own tests, in-process on the reference).
+Runs inside the worker, where it is the student's code like any other: a notebook may
+replace it. So it reports only the function's return value (and, for the lab's loss,
+its gradient); what the grader needs to know about inputs and models it observes itself.
 """
 import traceback
 
 import torch
 from torch import nn
 
-from .wire import ModuleSpec
-
-LAB_MASKS = {  # mask_fn(T) for the probe models: True = blocked
-    "causal": lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1),
-    "none": lambda T: None,  # reads the whole sequence, future included
-    "one_step": lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2),  # sees t + 1
-}
+from . import protocol
+from .wire import DTYPES, ModuleSpec, RemoteModel, SharedTensor
 
 
-def build_module(spec, lab):
-    """ModuleSpec -> a live nn.Module, built only from PyTorch and the public lab code."""
-    if spec.kind == "mha":
-        module = nn.MultiheadAttention(spec.config["embed_dim"], spec.config["num_heads"], batch_first=True)
-    elif spec.kind == "lab":
-        positions = spec.state.get("positions", torch.zeros(lab.MAX_POSITIONS, lab.WIDTH))
-        module = lab.TinyTransformer(positions, LAB_MASKS[spec.config.get("mask", "causal")],
-                                     dropout=float(spec.config.get("dropout", 0.0)))
-    else:
+def build_module(spec):
+    """ModuleSpec -> a live nn.MultiheadAttention, built only from PyTorch."""
+    if spec.kind != "mha":
         raise ValueError(f"unknown module kind {spec.kind!r}")
+    module = nn.MultiheadAttention(spec.config["embed_dim"], spec.config["num_heads"], batch_first=True)
     if spec.state:
         module.load_state_dict(spec.state)
     return module.train(spec.training)
 
 
-def _live(value, lab, modules):
+class ModelStandIn(nn.Module):
+    """The worker's side of a model that stays with the grader (wire.RemoteModel).
+
+    model(tokens) and model.train()/eval() are sent to the grader, which runs its own
+    model and remembers the mode; ``training`` here only mirrors what was asked.
+    """
+
+    def __init__(self, channel, handle, training):
+        super().__init__()
+        self._channel, self._handle = channel, handle
+        self.training = training
+
+    def _ask(self, op, **fields):
+        self._channel.send(protocol.to_wire(protocol.ModelOp(self._handle, op, **fields)))
+        result = protocol.parse(self._channel.receive(), [protocol.ModelResult])
+        if not result.ok:
+            raise RuntimeError(result.error)
+        return result.value
+
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self._ask("train", mode=mode)
+        self.training = mode
+        return self
+
+    def forward(self, tokens):
+        return self._ask("forward", tokens=tokens)
+
+
+def shared_view(arena, spec):
+    """A tensor whose memory is the grader's arena: writing into it is visible to the grader."""
+    dtype = DTYPES[spec.dtype]
+    numel = 1
+    for size in spec.shape:
+        numel *= size
+    if numel == 0:
+        return torch.empty(spec.shape, dtype=dtype)
+    return torch.frombuffer(arena, dtype=dtype, count=numel, offset=spec.offset).view(spec.shape)
+
+
+def live(value, channel, arena):
+    """Wire records -> what the student's function receives."""
     if isinstance(value, ModuleSpec):
-        modules.append(build_module(value, lab))
-        return modules[-1]
+        return build_module(value)
+    if isinstance(value, RemoteModel):
+        return ModelStandIn(channel, value.handle, value.training)
+    if isinstance(value, SharedTensor):
+        return shared_view(arena, value)
     if isinstance(value, list):
-        return [_live(v, lab, modules) for v in value]
+        return [live(v, channel, arena) for v in value]
     if isinstance(value, tuple):
-        return tuple(_live(v, lab, modules) for v in value)
+        return tuple(live(v, channel, arena) for v in value)
+    if isinstance(value, dict):
+        return {k: live(v, channel, arena) for k, v in value.items()}
     return value
+
+
+class NotAFunction(Exception):
+    """The name is missing from the notebook, or is not callable."""
+
+
+def invoke(fn, args, kwargs, grad=False):
+    """fn(*args, **kwargs); with ``grad``, also d(value)/d(args[0]) by autograd: (value, grad or None)."""
+    if not grad:
+        return fn(*args, **kwargs), None
+    logits = args[0].detach().requires_grad_(True)
+    value = fn(logits, *args[1:], **kwargs)
+    if not isinstance(value, torch.Tensor) or value.numel() != 1:
+        raise TypeError("the loss should be a tensor holding one number")
+    if not value.requires_grad:
+        raise RuntimeError("the loss does not depend on the logits through autograd (was it detached, or "
+                           "computed from .item() or numpy?): training cannot follow its gradient")
+    (gradient,) = torch.autograd.grad(value.reshape(()), logits, allow_unused=True)
+    if gradient is None:
+        raise RuntimeError("the loss does not depend on the logits")
+    return value.detach().reshape(()), gradient
+
+
+def lookup(namespace, name):
+    fn = namespace.get(name)
+    if fn is None:
+        raise NotAFunction(f"no function named `{name}` is defined in the notebook")
+    if not callable(fn):
+        raise NotAFunction(f"`{name}` is defined but is not a function")
+    return fn
 
 
 def describe_error(err, cell_prefix="<cell "):
@@ -53,43 +122,18 @@ def describe_error(err, cell_prefix="<cell "):
     return {"type": type(err).__name__, "message": message, "where": where, "function": function}
 
 
-def run_call(namespace, lab, name, args, kwargs):
-    """Call namespace[name](*args, **kwargs); report value, mutated tensor args and module modes."""
-    fn = namespace.get(name)
-    if fn is None:
-        return {"ok": False, "error": {"type": "Missing", "where": "",
-                                       "message": f"no function named `{name}` is defined in the notebook"}}
-    if not callable(fn):
-        return {"ok": False, "error": {"type": "Missing", "where": "",
-                                       "message": f"`{name}` is defined but is not a function"}}
-    modules = []
-    live_args = [_live(a, lab, modules) for a in args]
-    live_kwargs = {k: _live(v, lab, modules) for k, v in kwargs.items()}
-    originals = [a.clone() if isinstance(a, torch.Tensor) else None for a in live_args]
+def run_call(namespace, call, channel, arena):
+    """protocol.Call -> protocol.Reply (never raises for anything the student's code does)."""
     try:
-        value = fn(*live_args, **live_kwargs)
+        fn = lookup(namespace, call.name)
+    except NotAFunction as missing:
+        return protocol.Reply(False, error={"type": "Missing", "where": "", "message": str(missing)})
+    try:
+        args = live(list(call.args), channel, arena)
+        kwargs = live(dict(call.kwargs), channel, arena)
+        value, gradient = invoke(fn, args, kwargs, bool(call.grad))
     except BaseException as err:  # noqa: BLE001 - SystemExit from student code is just an error here
         if isinstance(err, KeyboardInterrupt):
             raise
-        return {"ok": False, "error": describe_error(err)}
-    mutated = [i for i, (a, o) in enumerate(zip(live_args, originals))
-               if o is not None and not (a.shape == o.shape and torch.equal(a.as_subclass(torch.Tensor), o))]
-    return {"ok": True, "value": value, "mutated": mutated, "modes": [m.training for m in modules]}
-
-
-def run_training(namespace, lab, epochs, positions):
-    """The lab's smoke run with the student's mask, shift and loss; returns weights as data."""
-    pieces = [namespace.get(n) for n in ("causal_mask_blocked", "shift_for_next_token", "next_token_loss")]
-    missing = [n for n, f in zip(("causal_mask_blocked", "shift_for_next_token", "next_token_loss"), pieces)
-               if not callable(f)]
-    if missing:
-        return {"ok": False, "error": {"type": "Missing", "where": "",
-                                       "message": "training needs " + ", ".join(f"`{m}`" for m in missing)}}
-    try:
-        model, best_val = lab.train_lab(epochs, positions, *pieces)
-    except BaseException as err:  # noqa: BLE001
-        if isinstance(err, KeyboardInterrupt):
-            raise
-        return {"ok": False, "error": describe_error(err)}
-    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-    return {"ok": True, "value": {"state": state, "best_val": float(best_val)}, "mutated": [], "modes": []}
+        return protocol.Reply(False, error=describe_error(err))
+    return protocol.Reply(True, value=value, grad=gradient)

@@ -1,9 +1,12 @@
-"""The only format that crosses the worker boundary: JSON plus raw tensor bytes.
+"""How values cross the worker boundary: JSON plus raw tensor bytes, never code.
 
 Reading a message never executes code: no pickle, no torch.load of worker bytes. A
 frame is ``8-byte big-endian header length | JSON header | tensor buffers``; the header
 says how many bytes the buffers take, so an oversized reply is refused before a byte
-of it is read.
+of it is read. What decoding may build is bounded before anything is built: each
+buffer is used by exactly one tensor (so a 1 MiB header cannot make 21,000 copies of a
+64 MiB buffer), nesting is at most MAX_DEPTH deep and a message has at most MAX_NODES
+values. The message kinds that travel in frames are in protocol.py.
 """
 import json
 import struct
@@ -14,25 +17,42 @@ import torch
 DTYPES = {name: getattr(torch, name) for name in (
     "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")}
 DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
-MAX_HEADER = 1 << 20  # 1 MiB of JSON is far beyond any honest reply
+MAX_HEADER = 1 << 20  # 1 MiB of JSON is far beyond any honest reply from a worker
+MAX_DEPTH = 32  # the deepest honest value is a tuple of tensors inside a reply: depth 4
+MAX_NODES = 100_000  # values in one message (tensors, numbers, strings, containers)
 
 
 class WireError(Exception):
-    """A value that cannot cross the boundary (unknown type, dtype, or over the size cap)."""
+    """A value that cannot cross the boundary (unknown type, dtype, or over a cap)."""
 
 
 @dataclass
 class ModuleSpec:
-    """A torch module described as data; the worker builds it from public code.
+    """An nn.MultiheadAttention described as data; the worker builds it from PyTorch alone.
 
-    kind: "mha" -> nn.MultiheadAttention(**config, batch_first=True);
-          "lab" -> the lab's TinyTransformer, config {"mask": "causal" | "none" | "one_step", "dropout": p}.
-    state: its state_dict; training: the mode it is handed over in.
+    kind: "mha" -> nn.MultiheadAttention(**config, batch_first=True); state: its state_dict.
     """
     kind: str
     config: dict
     state: dict = field(default_factory=dict)
     training: bool = False
+
+
+@dataclass(frozen=True)
+class RemoteModel:
+    """A model that stays with the grader: the worker gets a stand-in whose every forward
+    pass and train/eval switch is a request the grader serves and records (protocol.ModelOp)."""
+    handle: int
+    training: bool
+
+
+@dataclass(frozen=True)
+class SharedTensor:
+    """A tensor argument placed in the call arena, memory shared with the grader: the grader
+    sees for itself whether the student's function wrote into its input."""
+    offset: int
+    dtype: str
+    shape: tuple
 
 
 def _flatten(value, buffers):
@@ -56,6 +76,10 @@ def _flatten(value, buffers):
     if isinstance(value, ModuleSpec):
         return {"$module": value.kind, "config": _flatten(value.config, buffers),
                 "state": _flatten(value.state, buffers), "training": value.training}
+    if isinstance(value, RemoteModel):
+        return {"$remote": value.handle, "training": value.training}
+    if isinstance(value, SharedTensor):
+        return {"$shared": value.offset, "dtype": value.dtype, "shape": list(value.shape)}
     if isinstance(value, (list, tuple)):
         return {"$seq": "tuple" if isinstance(value, tuple) else "list",
                 "items": [_flatten(v, buffers) for v in value]}
@@ -66,59 +90,112 @@ def _flatten(value, buffers):
     raise WireError(f"a value of type {type(value).__name__} cannot be returned to the grader")
 
 
-def _unflatten(node, buffers):
-    if isinstance(node, dict):
+class _Decoder:
+    """Builds values from a parsed header, within the caps, each buffer used at most once."""
+
+    def __init__(self, buffers):
+        self.buffers, self.used, self.nodes = buffers, set(), 0
+
+    def value(self, node, depth=0):
+        self.nodes += 1
+        if self.nodes > MAX_NODES or depth > MAX_DEPTH:
+            raise WireError("message is nested too deeply or holds too many values")
+        if isinstance(node, list):
+            raise WireError("malformed message")
+        if not isinstance(node, dict):
+            return node
         if "$t" in node:
-            dtype, shape = DTYPES[node["dtype"]], [int(s) for s in node["shape"]]
-            index = int(node["$t"])
-            if not 0 <= index < len(buffers) or min(shape, default=0) < 0:
-                raise WireError("malformed tensor")
-            raw = buffers[index]
-            numel = 1
-            for size in shape:
-                numel *= size
-            if len(raw) != numel * dtype.itemsize:  # the bytes must be exactly what the header says
-                raise WireError("tensor bytes do not match its shape and dtype")
-            flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
-            return flat.view(dtype).reshape(shape).clone()
+            return self.tensor(node)
         if "$i" in node:
-            return int(node["$i"])
+            text = str(node["$i"])
+            if len(text) > 400:
+                raise WireError("integer too large")
+            return int(text)
         if "$f" in node:
             return float(node["$f"])
         if "$dtype" in node:
-            return DTYPES[node["$dtype"]]
+            return _dtype(node["$dtype"])
         if "$module" in node:
-            return ModuleSpec(str(node["$module"]), _unflatten(node["config"], buffers),
-                              _unflatten(node["state"], buffers), bool(node["training"]))
+            return ModuleSpec(str(node["$module"]), self.value(node["config"], depth + 1),
+                              self.value(node["state"], depth + 1), bool(node["training"]))
+        if "$remote" in node:
+            return RemoteModel(int(node["$remote"]), bool(node["training"]))
+        if "$shared" in node:
+            return SharedTensor(int(node["$shared"]), str(node["dtype"]), _shape(node["shape"]))
         if "$seq" in node:
-            items = [_unflatten(v, buffers) for v in node["items"]]
+            items = [self.value(v, depth + 1) for v in _items(node["items"])]
             return tuple(items) if node["$seq"] == "tuple" else items
         if "$dict" in node:
-            return {str(k): _unflatten(v, buffers) for k, v in node["$dict"].items()}
+            entries = node["$dict"]
+            if not isinstance(entries, dict):
+                raise WireError("malformed message")
+            return {str(k): self.value(v, depth + 1) for k, v in entries.items()}
         raise WireError("malformed message")
-    if isinstance(node, list):
+
+    def tensor(self, node):
+        dtype, shape, index = _dtype(node["dtype"]), _shape(node["shape"]), node["$t"]
+        if type(index) is not int or not 0 <= index < len(self.buffers):
+            raise WireError("malformed tensor")
+        if index in self.used:
+            raise WireError("a tensor buffer is referenced twice")
+        self.used.add(index)
+        raw = self.buffers[index]
+        numel = 1
+        for size in shape:
+            numel *= size
+        if len(raw) != numel * dtype.itemsize:  # the bytes must be exactly what the header says
+            raise WireError("tensor bytes do not match its shape and dtype")
+        flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
+        return flat.view(dtype).reshape(shape)
+
+
+def _dtype(name):
+    if name not in DTYPES:
+        raise WireError("unknown dtype")
+    return DTYPES[name]
+
+
+def _shape(shape):
+    if not isinstance(shape, list) or len(shape) > 16 or not all(type(s) is int and s >= 0 for s in shape):
+        raise WireError("malformed tensor shape")
+    return tuple(shape)
+
+
+def _items(items):
+    if not isinstance(items, list):
         raise WireError("malformed message")
-    return node
+    return items
 
 
 def encode(message):
-    """dict -> bytes of one frame."""
+    """A JSON-able dict (values may hold tensors) -> bytes of one frame."""
     buffers = []
     body = _flatten(message, buffers)
     header = json.dumps({"body": body, "sizes": [len(b) for b in buffers]}).encode()
     return struct.pack(">Q", len(header)) + header + b"".join(buffers)
 
 
-def read_frame(read_exactly, max_bytes):
-    """Read one frame with ``read_exactly(n) -> bytes``; refuse it unread if over max_bytes."""
+def read_frame(read_exactly, max_bytes, max_header=MAX_HEADER):
+    """Read one frame with ``read_exactly(n) -> bytes``; refuse it unread if over the caps.
+
+    ``max_header`` bounds the JSON part: 1 MiB for what a worker sends; the grader's own
+    start-up message, which carries the notebook's cells, may be as large as the notebook.
+    """
     (length,) = struct.unpack(">Q", read_exactly(8))
-    if length > MAX_HEADER:
-        raise WireError(f"reply header of {length} bytes is over the {MAX_HEADER}-byte cap")
-    header = json.loads(read_exactly(length))
-    sizes = [int(s) for s in header.get("sizes", [])]
+    if length > max_header:
+        raise WireError(f"reply header of {length} bytes is over the {max_header}-byte cap")
+    try:
+        header = json.loads(read_exactly(length))
+    except RecursionError as err:
+        raise WireError("message is nested too deeply") from err
+    sizes = header.get("sizes", []) if isinstance(header, dict) else None
+    if not isinstance(sizes, list) or not all(type(s) is int and s >= 0 for s in sizes):
+        raise WireError("malformed frame header")
     total = sum(sizes)
-    if total > max_bytes or any(s < 0 for s in sizes):
+    if total > max_bytes:
         raise WireError(f"reply of {total / 2**20:.0f} MiB is over the {max_bytes / 2**20:.0f} MiB cap "
                         "and was refused unread")
+    if len(sizes) > MAX_NODES:
+        raise WireError("message holds too many values")
     buffers = [read_exactly(s) for s in sizes]
-    return _unflatten(header["body"], buffers)
+    return _Decoder(buffers).value(header.get("body"))

@@ -2,6 +2,7 @@
 
 Everything it sends is wire-encoded data; the grader decides what any of it is worth.
 """
+import mmap
 import os
 import socket
 import sys
@@ -9,7 +10,7 @@ import types
 
 import torch
 
-from . import calls, wire
+from . import calls, protocol, wire
 from .notebook_exec import new_namespace, run_cell
 
 
@@ -31,7 +32,8 @@ class Channel:
         return b"".join(chunks)
 
     def receive(self):
-        return wire.read_frame(self.read_exactly, max_bytes=1 << 31)
+        # The grader is the only sender: its start-up message may be as large as the notebook.
+        return wire.read_frame(self.read_exactly, max_bytes=1 << 31, max_header=1 << 31)
 
 
 def load_lab(source):
@@ -44,7 +46,7 @@ def reset_random_state():
     """Every worker starts from the same random state, whatever its template ran before the fork.
 
     A notebook that draws random numbers without seeding then gets the same draws in
-    every grade, cold or batch, calls lane or training lane: same submission, same score.
+    every grade, cold or batch: same submission, same score.
     """
     import random
     random.seed(0)
@@ -53,30 +55,38 @@ def reset_random_state():
         sys.modules["numpy"].random.seed(0)
 
 
+def receive_arena(sock):
+    """The call arena: shared memory the grader places tensor arguments in (see protocol.py)."""
+    _, fds, _, _ = socket.recv_fds(sock, 1, 1)
+    if not fds:
+        raise EOFError("no call arena")
+    arena = mmap.mmap(fds[0], 0)
+    os.close(fds[0])
+    return arena
+
+
 def serve(sock, lab):
     channel = Channel(sock)
-    init = channel.receive()
+    arena = receive_arena(sock)
+    init = protocol.parse(channel.receive(), [protocol.Init])
     reset_random_state()
     namespace = new_namespace()
-    skip = set(init.get("skip", []))
-    for index, source in enumerate(init["cells"]):
+    skip = set(init.skip)
+    for index, source in enumerate(init.cells):
         if index in skip or not source.strip():
             continue
-        channel.send({"event": "cell_start", "index": index})
+        channel.send(protocol.to_wire(protocol.CellStart(index)))
         error, output = run_cell(namespace, index, source)
-        channel.send({"event": "cell_end", "index": index, "error": error, "output": output})
-    channel.send({"event": "ready"})
+        channel.send(protocol.to_wire(protocol.CellEnd(index, error, output)))
+    channel.send(protocol.to_wire(protocol.Ready()))
     while True:
-        request = channel.receive()
-        if request["op"] == "train":
-            reply = calls.run_training(namespace, lab, request["epochs"], request["positions"])
-        else:
-            reply = calls.run_call(namespace, lab, request["name"], request["args"], request["kwargs"])
+        call = protocol.parse(channel.receive(), [protocol.Call])
+        reply = calls.run_call(namespace, call, channel, arena)
         try:
-            channel.send({"event": "reply", **reply})
+            channel.send(protocol.to_wire(reply))
         except Exception as err:  # noqa: BLE001 - not data, too big to encode, or a broken object
-            channel.send({"event": "reply", "ok": False,
-                          "error": {"type": "BadReturn", "message": str(err), "where": ""}})
+            channel.send(protocol.to_wire(protocol.Reply(False, error={"type": "BadReturn", "message": str(err),
+                                                                       "where": ""})))
 
 
 def silence_stdio():
@@ -92,7 +102,7 @@ def main_from_fd(fd, lab):
     sock = socket.socket(fileno=fd)
     try:
         serve(sock, lab)
-    except (EOFError, ConnectionError, OSError):
+    except (EOFError, ConnectionError, OSError, wire.WireError):
         pass
     finally:
         os._exit(0)

@@ -1,12 +1,15 @@
 """leakage: prefix_change and assert_no_future_leakage on lab models that are causal or leak.
 
-Expected values come from the reference run on the live twin of each model handed over;
-a model that leaks exactly one step ahead ("one_step") catches checks that only look far ahead.
+Each model stays in the grading process: the student's function gets a stand-in whose
+forward passes and train/eval switches the grader runs itself, so the mode a model is
+left in, and whether it ran in eval mode, are observed here. Expected values come from
+the reference on a twin of the same model. A model that leaks exactly one step ahead
+("one_step") catches checks that only look far ahead.
 """
 import pytest
 import torch
 
-from autograder.engine.probes import lab, lab_spec
+from autograder.engine.probes import generator, lab, lab_model
 from autograder.engine.student import StudentError
 from autograder.suites.expect import (expect, expect_close, expect_float, expect_message_has_number,
                                       expect_unchanged)
@@ -19,16 +22,17 @@ PERTURB = "Change the tokens at positions >= cut to (token + 3) % vocab, run the
 
 
 def _tokens(seed=1):
-    return torch.randint(lab().VOCAB, (N, T), generator=torch.Generator().manual_seed(seed))
+    return torch.randint(lab().VOCAB, (N, T), generator=generator(seed))
 
 
-def _change(student, spec, tokens=None, cut=CUT):
+def _change(student, model, tokens=None, cut=CUT):
     tokens = _tokens() if tokens is None else tokens
-    return expect_float(student.prefix_change(spec, tokens, cut, lab().VOCAB), "prefix_change")
+    return expect_float(student.prefix_change(model, tokens, cut, lab().VOCAB), "prefix_change")
 
 
-def _reference(ref, live, cut=CUT):
-    return torch.tensor(ref.prefix_change(live, _tokens(), cut, lab().VOCAB), dtype=torch.float64)
+def _reference(ref, mask, n, cut=CUT):
+    """The reference's prefix_change on a twin of probe model ``n``."""
+    return torch.tensor(ref.prefix_change(lab_model(mask, n), _tokens(), cut, lab().VOCAB), dtype=torch.float64)
 
 
 def _expect_value(got, expected, what):
@@ -38,8 +42,7 @@ def _expect_value(got, expected, what):
 @pytest.mark.points(1)
 def test_causal_model_is_zero(student):
     """prefix_change is ~0 on a causal model"""
-    _, spec = lab_spec("causal", seed=1)
-    got = _change(student, spec)
+    got = _change(student, lab_model("causal", 1))
     expect(abs(got) < TOL["no_leak"].atol, f"prefix_change on a causal model is {got:.3g}, expected about 0 "
                                            f"(below {TOL['no_leak'].atol:g}). Compare only logits at positions "
                                            f"< cut, i.e. [:, :cut].")
@@ -48,9 +51,8 @@ def test_causal_model_is_zero(student):
 @pytest.mark.points(2)
 def test_leaky_model(student, ref):
     """prefix_change measures the leak of a model that reads the whole sequence"""
-    live, spec = lab_spec("none", seed=2)
-    expected = _reference(ref, live)
-    got = _change(student, spec)
+    expected = _reference(ref, "none", 2)
+    got = _change(student, lab_model("none", 2))
     expect(got > TOL["clear_leak"].atol, f"prefix_change on a model that reads the future is {got:.3g}; it "
                                          f"should be clearly above 0 (about {float(expected):.3g}). {PERTURB}")
     _expect_value(got, expected, "prefix_change on a model that reads the future")
@@ -59,9 +61,8 @@ def test_leaky_model(student, ref):
 @pytest.mark.points(1)
 def test_one_step_model(student, ref):
     """prefix_change catches a model that peeks exactly one step ahead"""
-    live, spec = lab_spec("one_step", seed=3)
-    expected = _reference(ref, live)
-    got = _change(student, spec)
+    expected = _reference(ref, "one_step", 3)
+    got = _change(student, lab_model("one_step", 3))
     expect(got > TOL["clear_leak"].atol, f"prefix_change on a model that reads position t+1 is {got:.3g}; it "
                                          f"should be about {float(expected):.3g}. Include position cut - 1 in "
                                          f"the prefix: logits[:, :cut].")
@@ -71,8 +72,7 @@ def test_one_step_model(student, ref):
 @pytest.mark.points(1)
 def test_eval_mode_with_dropout(student):
     """A causal model handed over in train mode with dropout still gives ~0"""
-    _, spec = lab_spec("causal", seed=4, dropout=0.2, training=True)
-    got = _change(student, spec)
+    got = _change(student, lab_model("causal", 4, dropout=0.2, training=True))
     expect(abs(got) < TOL["no_leak"].atol, f"prefix_change on a causal model with dropout, handed over in train "
                                            f"mode, is {got:.3g}; expected about 0. Call model.eval() first so "
                                            f"dropout is off.")
@@ -81,18 +81,17 @@ def test_eval_mode_with_dropout(student):
 @pytest.mark.points(1)
 def test_mode_restored(student):
     """The model's train/eval mode is restored"""
-    _, spec = lab_spec("causal", seed=5, dropout=0.2, training=True)
-    outcome = student.call("prefix_change", spec, _tokens(), CUT, lab().VOCAB)
-    expect(outcome.modes == [True], f"the model was in train mode before prefix_change and in "
-                                    f"{'train' if outcome.modes and outcome.modes[0] else 'eval'} mode after; "
+    model = lab_model("causal", 5, dropout=0.2, training=True)
+    outcome = student.call("prefix_change", model, _tokens(), CUT, lab().VOCAB)
+    expect(model.training, f"the model was in train mode before prefix_change and in "
+                                    f"{'train' if model.training else 'eval'} mode after; "
                                     f"remember model.training and call model.train(was_training) at the end.")
 
 
 @pytest.mark.points(1)
 def test_tokens_unchanged(student):
     """tokens are left unchanged"""
-    _, spec = lab_spec("none", seed=6)
-    outcome = student.call("prefix_change", spec, _tokens(), CUT, lab().VOCAB)
+    outcome = student.call("prefix_change", lab_model("none", 6), _tokens(), CUT, lab().VOCAB)
     expect_unchanged(outcome, ["model", "tokens"], "prefix_change")
 
 
@@ -100,15 +99,14 @@ def test_tokens_unchanged(student):
 @pytest.mark.parametrize("cut", [3, 8], ids=["cut=3", "cut=8"])
 def test_other_cuts(student, ref, cut):
     """prefix_change honours cut"""
-    live, spec = lab_spec("none", seed=7)
-    _expect_value(_change(student, spec, cut=cut), _reference(ref, live, cut),
+    _expect_value(_change(student, lab_model("none", 7), cut=cut), _reference(ref, "none", 7, cut),
                   f"prefix_change(cut={cut}) on a model that reads the future")
 
 
-def _expect_raises(student, spec, what, check_message=True, **kwargs):
+def _expect_raises(student, model, what, check_message=True, **kwargs):
     """assert_no_future_leakage must raise AssertionError (and say by how much)."""
     try:
-        student.call("assert_no_future_leakage", spec, _tokens(), CUT, lab().VOCAB, **kwargs)
+        student.call("assert_no_future_leakage", model, _tokens(), CUT, lab().VOCAB, **kwargs)
     except StudentError as err:
         if err.kind != "AssertionError":
             raise AssertionError(f"assert_no_future_leakage raised {err.kind} on {what}; it should raise "
@@ -123,29 +121,27 @@ def _expect_raises(student, spec, what, check_message=True, **kwargs):
 @pytest.mark.points(1)
 def test_assert_passes_on_causal(student):
     """assert_no_future_leakage passes silently on a causal model"""
-    _, spec = lab_spec("causal", seed=8)
-    student.call("assert_no_future_leakage", spec, _tokens(), CUT, lab().VOCAB)
+    student.call("assert_no_future_leakage", lab_model("causal", 8), _tokens(), CUT, lab().VOCAB)
 
 
 @pytest.mark.points(1)
 def test_assert_raises_on_leaks(student):
     """assert_no_future_leakage raises AssertionError, stating the change, on leaky models"""
-    _expect_raises(student, lab_spec("none", seed=9)[1], "a model that reads the whole sequence")
-    _expect_raises(student, lab_spec("one_step", seed=10)[1], "a model that reads one step ahead")
+    _expect_raises(student, lab_model("none", 9), "a model that reads the whole sequence")
+    _expect_raises(student, lab_model("one_step", 10), "a model that reads one step ahead")
 
 
 @pytest.mark.points(1)
 def test_assert_respects_tol(student, ref):
     """assert_no_future_leakage respects tol"""
-    live, spec = lab_spec("none", seed=11)
-    change, factor = float(_reference(ref, live)), TOL["tol_probe_factor"].atol
+    change, factor = float(_reference(ref, "none", 11)), TOL["tol_probe_factor"].atol
     try:
-        student.call("assert_no_future_leakage", spec, _tokens(), CUT, lab().VOCAB, tol=change * factor)
+        student.call("assert_no_future_leakage", lab_model("none", 11), _tokens(), CUT, lab().VOCAB, tol=change * factor)
     except StudentError as err:
         if err.kind != "AssertionError":
             raise
         raise AssertionError(f"assert_no_future_leakage raised with tol={change * factor:.3g}, although the "
                              f"model's change is only {change:.3g}; compare the change with the `tol` argument.") \
             from None
-    _expect_raises(student, spec, f"a leaky model with tol={change / factor:.3g} (below its change {change:.3g})",
+    _expect_raises(student, lab_model("none", 11), f"a leaky model with tol={change / factor:.3g} (below its change {change:.3g})",
                    check_message=False, tol=change / factor)

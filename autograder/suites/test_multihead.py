@@ -3,7 +3,7 @@ import pytest
 import torch
 from torch import nn
 
-from autograder.engine.probes import mha_spec
+from autograder.engine.probes import generator, mha_spec
 from autograder.suites.expect import expect_close, expect_pair, expect_shape
 from autograder.suites.tolerances import TOL
 
@@ -29,7 +29,7 @@ def _split_by_rule(x, heads):
 @pytest.mark.points(2)
 def test_split_shape(student):
     """split_heads returns (N, H, T, D // H)"""
-    x = torch.randn(N, T, D, generator=torch.Generator().manual_seed(1))
+    x = torch.randn(N, T, D, generator=generator(1))
     expect_shape(student.split_heads(x, H), (N, H, T, DH), f"split_heads(x of shape {(N, T, D)}, heads={H})",
                  "Reshape to (N, T, H, Dh), then swap the T and H dims.")
 
@@ -74,8 +74,8 @@ def _causal(size):
 @pytest.mark.parametrize("width, heads, length", [(12, 3, 5), (16, 2, 7)], ids=["D=12,H=3", "D=16,H=2"])
 def test_self_attention(student, width, heads, length, masked):
     """multi_head_self_attention matches nn.MultiheadAttention (output and per-head weights)"""
-    mha, spec = mha_spec(width, heads, seed=width + heads)
-    x = torch.randn(N, length, width, generator=torch.Generator().manual_seed(width))
+    mha, spec = mha_spec(width, heads, width + heads)
+    x = torch.randn(N, length, width, generator=generator(width))
     blocked = _causal(length) if masked else None
     with torch.no_grad():
         expected, expected_w = mha(x, x, x, attn_mask=blocked, average_attn_weights=False)

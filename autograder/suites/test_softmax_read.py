@@ -5,6 +5,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
+from autograder.engine.probes import generator
 from autograder.suites.expect import expect_close, expect_dtype, expect_pair, expect_shape, expect_unchanged
 from autograder.suites.tolerances import TOL
 
@@ -14,12 +15,12 @@ N, H, TQ, TK, DK, DV = 2, 3, 4, 6, 5, 7  # distinct sizes: a wrong transpose can
 
 
 def _randn(*shape, seed):
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+    return torch.randn(*shape, generator=generator(seed))
 
 
 def _blocked(*shape, seed, keep_first=True):
     """Random bool mask, True = blocked; key 0 stays allowed so no row is fully blocked."""
-    mask = torch.rand(*shape, generator=torch.Generator().manual_seed(seed)) < 0.4
+    mask = torch.rand(*shape, generator=generator(seed)) < 0.4
     if keep_first:
         mask[..., 0] = False
     return mask

@@ -3,6 +3,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
+from autograder.engine.probes import generator
 from autograder.suites.expect import expect, expect_close, expect_pair, expect_shape, expect_tensor, expect_unchanged
 from autograder.suites.tolerances import TOL
 
@@ -22,7 +23,7 @@ def _shift(student):
 
 
 def _problem(seed, n=N, t=T, v=V):
-    g = torch.Generator().manual_seed(seed)
+    g = generator(seed)
     return torch.randn(n, t, v, generator=g) * 2, torch.randint(v, (n, t), generator=g)
 
 

@@ -1,44 +1,40 @@
-"""training: the lab's smoke run, trained in the worker with the student's mask, shift and loss.
+"""training: the lab's smoke run, trained by the grader with the student's mask, shift and loss.
 
-The weights come back as data; everything below evaluates them here, with the
-reference pieces, on the reserved test split.
+The model and the optimizer never leave the grading process (engine/training.py): the
+worker only answers what the student's functions return. Everything below evaluates
+the grader's own trained model with the reference pieces on the reserved test split.
 """
 import math
 
 import pytest
-import torch
 
 from autograder.engine import reference_runs
-from autograder.engine.probes import lab, lab_spec
+from autograder.engine.probes import lab, lab_model
 from autograder.engine.student import StudentError, SubmissionFault
+from autograder.engine.training import train_with_student
 from autograder.suites.expect import expect
 from autograder.suites.tolerances import TOL
 
 pytestmark = pytest.mark.part("training")
-SMOKE_EPOCHS = 2
-TRAIN_TIMEOUT = 120.0  # seconds; the warm smoke run takes well under one
+TRAIN_SECONDS = 120.0  # the whole run; the smoke run's own compute takes well under one
 
 
 @pytest.fixture(scope="session")
 def run(student):
-    """The student's smoke run, done once per submission: weights, validation loss, test loss.
+    """The student's smoke run, done once per submission: model, validation loss, test loss, masks.
 
     Whatever goes wrong is kept and re-raised by each test, so every training check
     reports the same student-facing reason (never "Autograder failed").
     """
     try:
-        value = student.train(SMOKE_EPOCHS, reference_runs.positions(), timeout=TRAIN_TIMEOUT)
-        state, best_val = value["state"], value["best_val"]
-        if not isinstance(state, dict) or set(state) != set(lab_spec()[0].state_dict()):
-            raise AssertionError("training returned weights that do not fit the lab model")
-        # The student's own causal mask, as data, so the model is evaluated as it was trained.
-        masks = {T: student.causal_mask_blocked(T) for T in range(1, lab().LENGTH + 1)}
-        test = reference_runs.test_loss(state)
+        model, best_val, masks = train_with_student(student, lab().EPOCHS["smoke"], TRAIN_SECONDS)
+        test = reference_runs.test_loss(model.state_dict())
     except SubmissionFault as err:
         return err
-    except (AssertionError, KeyError, TypeError, ValueError, RuntimeError) as err:
-        return AssertionError(f"the training run returned something unusable ({type(err).__name__}: "
-                              f"{str(err).splitlines()[0][:200] if str(err) else ''})")
+    except (AssertionError, ArithmeticError, LookupError, TypeError, ValueError, RuntimeError) as err:
+        return AssertionError(f"the training run could not go on with what your functions returned "
+                              f"({type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''})")
+    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     return {"state": state, "best_val": float(best_val), "masks": masks, "test": test}
 
 
@@ -83,7 +79,7 @@ def test_trained_model_is_causal(run, ref):
     """The trained model passes the reference leakage check"""
     result = _get(run)
     masks = result["masks"]
-    model = lab().TinyTransformer(reference_runs.positions(), lambda T: masks[T])
+    model = lab().TinyTransformer(reference_runs.positions(), lambda T: masks.get(T))
     model.load_state_dict(result["state"])
     tokens = reference_runs.splits()["test"][:4, :-1]
     change = ref.prefix_change(model, tokens, 5, lab().VOCAB)
@@ -96,17 +92,15 @@ def test_trained_model_is_causal(run, ref):
 def test_your_check_accepts_trained_model(run, student):
     """Your assert_no_future_leakage accepts the trained causal model"""
     result = _get(run)
-    _, spec = lab_spec("causal", state=result["state"])
-    student.assert_no_future_leakage(spec, reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
+    student.assert_no_future_leakage(lab_model("causal", state=result["state"]), reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
 
 
 @pytest.mark.points(2)
 def test_your_check_rejects_leaky_copy(run, student):
     """Your assert_no_future_leakage rejects a leaky copy of the trained model"""
     result = _get(run)
-    _, spec = lab_spec("none", state=result["state"])
     try:
-        student.assert_no_future_leakage(spec, reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
+        student.assert_no_future_leakage(lab_model("none", state=result["state"]), reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
     except StudentError as err:
         expect(err.kind == "AssertionError",
                f"on a leaky model it should raise AssertionError, but raised {err.kind}: {err.detail}")

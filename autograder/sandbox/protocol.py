@@ -1,0 +1,108 @@
+"""The messages between the grader and a worker, as typed records (values inside cross via wire.py).
+
+    grader -> worker                         worker -> grader
+    ----------------                         ----------------
+    (the call arena's fd, SCM_RIGHTS)
+    Init(cells, skip)                 ->
+                                      <-     CellStart(index), CellEnd(index, error, output) per cell
+                                      <-     Ready()
+    Call(name, args, kwargs, grad)    ->
+                                      <-     ModelOp(handle, op, tokens, mode)   0..MAX_MODEL_OPS times
+    ModelResult(ok, value, error)     ->     (one per ModelOp: the grader ran its own model)
+                                      <-     Reply(ok, value, grad, error)
+    Call ...                                 (until the grader kills the worker)
+
+Everything a worker sends is the student's word: the grader uses a Reply's value as the
+return value of the student's function, and nothing else in it. Whether the function
+wrote into its inputs, or left a model in train mode, the grader sees for itself (the
+arena is shared memory; models stay with the grader).
+"""
+from dataclasses import dataclass, field, fields
+
+from .wire import WireError
+
+MAX_MODEL_OPS = 64  # forward passes and mode switches one call may ask for (prefix_change needs 4)
+
+
+@dataclass
+class Init:
+    cells: list
+    skip: list = field(default_factory=list)
+
+
+@dataclass
+class CellStart:
+    index: int
+
+
+@dataclass
+class CellEnd:
+    index: int
+    error: object = None  # {"type", "message", "where", "function"} or None
+    output: str = ""
+
+
+@dataclass
+class Ready:
+    pass
+
+
+@dataclass
+class Call:
+    name: str
+    args: list
+    kwargs: dict
+    grad: bool = False  # also send d(value)/d(args[0]): the lab's loss, trained by the grader
+
+
+@dataclass
+class ModelOp:
+    handle: int
+    op: str  # "forward" (tokens) or "train" (mode)
+    tokens: object = None
+    mode: bool = True
+
+
+@dataclass
+class ModelResult:
+    ok: bool
+    value: object = None
+    error: str = ""
+
+
+@dataclass
+class Reply:
+    ok: bool
+    value: object = None
+    grad: object = None
+    error: object = None
+
+
+KINDS = {cls.__name__: cls for cls in (Init, CellStart, CellEnd, Ready, Call, ModelOp, ModelResult, Reply)}
+
+
+def to_wire(message):
+    """A record -> the dict that wire.encode sends."""
+    return {"kind": type(message).__name__, **{f.name: getattr(message, f.name) for f in fields(message)}}
+
+
+def parse(data, expected):
+    """The dict wire.read_frame built -> a record of one of the ``expected`` classes, or WireError.
+
+    Extra keys are refused, so a forged frame cannot smuggle anything past a record.
+    """
+    if not isinstance(data, dict) or data.get("kind") not in {cls.__name__ for cls in expected}:
+        raise WireError(f"unexpected message (wanted {' or '.join(c.__name__ for c in expected)})")
+    cls = KINDS[data["kind"]]
+    names = {f.name for f in fields(cls)}
+    extra = set(data) - names - {"kind"}
+    if extra:
+        raise WireError(f"unexpected fields in {cls.__name__}")
+    try:
+        record = cls(**{k: v for k, v in data.items() if k != "kind"})
+    except TypeError as err:
+        raise WireError(f"malformed {cls.__name__}") from err
+    for name, kind in (("index", int), ("handle", int), ("name", str), ("op", str), ("output", str)):
+        if name in names and not isinstance(getattr(record, name), kind):
+            raise WireError(f"malformed {cls.__name__}")
+    return record

@@ -1,0 +1,53 @@
+"""Probes drawn afresh per submission: same notebook, same probes; changed notebook, new probes;
+and the reference keeps full marks whatever the draw (no check depends on a lucky seed)."""
+import hashlib
+
+import pytest
+import torch
+
+import solutions.reference as reference
+from autograder.engine import probes
+from autograder.engine.catalog import catalog
+from autograder.engine.plugin import run_suites
+from autograder.engine.student import LocalTransport, Student
+
+SECRET = b"a test secret of 32 bytes, fixed"
+
+
+def _base(text, secret=SECRET):
+    return probes.submission_base(secret, hashlib.sha256(text.encode()).hexdigest())
+
+
+def test_same_notebook_same_base_changed_notebook_new_base():
+    assert _base("notebook A") == _base("notebook A")
+    assert _base("notebook A") != _base("notebook A ")  # one byte more
+    assert _base("notebook A") != _base("notebook A", secret=b"another course's secret, 32 bytes")
+
+
+def test_probes_follow_the_base():
+    try:
+        probes.use_submission(_base("one"))
+        first = torch.randn(4, generator=probes.generator(1))
+        again = torch.randn(4, generator=probes.generator(1))
+        model_one = probes.lab_model("none", 2).state_dict()["head.weight"]
+        probes.use_submission(_base("two"))
+        second = torch.randn(4, generator=probes.generator(1))
+        model_two = probes.lab_model("none", 2).state_dict()["head.weight"]
+    finally:
+        probes.use_submission(0)
+    assert torch.equal(first, again)
+    assert not torch.equal(first, second)
+    assert not torch.equal(model_one, model_two)
+
+
+@pytest.mark.parametrize("draw", range(8))
+def test_reference_full_marks_under_any_draw(draw):
+    """The hidden suites against the reference, in-process, under 8 different submissions' probes."""
+    try:
+        probes.use_submission(_base(f"submission {draw}"))
+        results = run_suites(Student(LocalTransport(vars(reference))))
+    finally:
+        probes.use_submission(0)
+    failed = [f"{r.nodeid}: {r.message}" for r in results if r.status != "passed"]
+    assert not failed, failed
+    assert len(results) == len(catalog())
