@@ -140,7 +140,7 @@ def inner_warm(paths):
         session = WorkerSession(zygote, read_code_cells(path))
         t = time.perf_counter()
         try:
-            session._start("calls")
+            session._ready()
             return time.perf_counter() - t
         finally:
             session.close()
