@@ -28,6 +28,11 @@ release: $(VENV)
 test: $(VENV)
 	$(PY) -m pytest tests -q
 
+## Everyday tier (< 2 min): every hidden suite against the reference, then the package tests not marked slow.
+test-fast: $(VENV)
+	$(PY) -m pytest autograder/suites -q --assert=plain -p no:cacheprovider
+	$(PY) -m pytest tests -q -m "not slow"
+
 ## One part only: its hidden suite against the reference (in-process), then the package tests marked with it.
 test-part: $(VENV)
 	$(PY) -m pytest autograder/suites/test_$(PART).py -q --assert=plain -p no:cacheprovider

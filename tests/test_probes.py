@@ -40,6 +40,7 @@ def test_probes_follow_the_base():
     assert not torch.equal(model_one, model_two)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("draw", range(8))
 def test_reference_full_marks_under_any_draw(draw):
     """The hidden suites against the reference, in-process, under 8 different submissions' probes."""

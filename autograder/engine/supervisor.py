@@ -131,7 +131,7 @@ def _tokens_error(tokens, model):
                                                                     torch.int8, torch.uint8):
         return "the model takes a tensor of token ids (integers)"
     vocab, length = model.embedding.num_embeddings, model.positions.size(0)
-    if tokens.dim() != 2 or not 1 <= tokens.size(0) <= 1024 or not 1 <= tokens.size(1) <= length:
+    if tokens.dim() != 2 or not 1 <= tokens.size(0) <= 256 or not 1 <= tokens.size(1) <= length:
         return f"the model takes tokens of shape (N, T) with T <= {length}; got {tuple(tokens.shape)}"
     if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocab):
         return f"token ids must lie in 0..{vocab - 1}"

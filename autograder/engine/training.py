@@ -42,7 +42,7 @@ class StudentPieces:
     def __init__(self, student, seconds):
         self.student, self.deadline = student, time.monotonic() + seconds
         self.masks = {}  # T -> the student's causal_mask_blocked(T), as data
-        self.last_eval = None  # (logits, targets, value) of the last loss computed without gradient
+        self.last_step = None  # (logits, targets, value) of the last training step's loss
 
     def _timeout(self):
         left = self.deadline - time.monotonic()
@@ -78,12 +78,11 @@ class StudentPieces:
     def loss(self, logits, targets):
         if not logits.requires_grad:  # validation: the value only
             value = self.student.call("next_token_loss", logits.detach(), targets, timeout=self._timeout()).value
-            value = self._scalar(value)
-            self.last_eval = (logits.detach(), targets, float(value))
-            return value
+            return self._scalar(value)
         value, gradient = self.student.value_and_grad("next_token_loss", logits.detach(), targets,
                                                       timeout=self._timeout())
         value = self._scalar(value)
+        self.last_step = (logits.detach().clone(), targets, float(value))
         if not (isinstance(gradient, torch.Tensor) and gradient.shape == logits.shape
                 and gradient.is_floating_point()):
             raise TrainingFailed("next_token_loss's gradient with respect to the logits has the wrong shape")
@@ -98,10 +97,15 @@ class StudentPieces:
         raise TrainingFailed("next_token_loss should return a float tensor holding one number (the mean loss)")
 
     def consistent(self):
-        """The loss answers training relied on agree with a plain call of next_token_loss on the same batch."""
-        if self.last_eval is None:
+        """The loss that training followed agrees with a plain call of next_token_loss on the same batch.
+
+        Training asks for value and gradient together; the targets part asks for the value
+        alone. A worker that answered the two differently would train with one function
+        and be graded on another.
+        """
+        if self.last_step is None:
             return
-        logits, targets, value = self.last_eval
+        logits, targets, value = self.last_step
         again = self._scalar(self.student.call("next_token_loss", logits, targets, timeout=self._timeout()).value)
         if abs(float(again) - value) > 1e-6 * max(1.0, abs(value)):
             raise TrainingFailed(f"next_token_loss gave {float(again):.6g} when called directly, but {value:.6g} "
