@@ -9,7 +9,7 @@ export PYTHONHASHSEED := 0
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
 .PHONY: install release test test-fast test-part smoke train autograde grade-all nbgrader-autograde \
-        crosscheck gradescope bench clean
+        crosscheck gradescope bench clean clean-course
 
 install: $(VENV)
 $(VENV): requirements.txt
@@ -63,8 +63,17 @@ crosscheck: $(VENV)
 gradescope: $(VENV)
 	$(PY) -m autograder.flows.gradescope.build
 
+## Remove only what `make release` / the tests rebuild. Never submissions, gradebook.db, feedback,
+## isolated records or grades: those are in build/course and the grades* files, which clean leaves alone.
 clean:
-	rm -rf build .pytest_cache
+	rm -rf build/cache build/bench build/gradescope build/student-repo build/course/source build/course/release \
+	       .pytest_cache
+	find . -name __pycache__ -not -path "./.venv/*" -prune -exec rm -rf {} +
+
+## Delete the whole nbgrader course (submissions, gradebook with hand grades, feedback), after asking.
+clean-course:
+	@read -r -p "Delete build/course with every submission, gradebook.db (hand grades) and feedback? Type yes: " answer; \
+	  test "$$answer" = yes && rm -rf build/course && echo "build/course deleted" || echo "kept build/course"
 
 ## Grading speed vs `import torch` and vs nbgrader autograde, side by side (writes bench/results.md).
 ## Not a test; takes ~10 minutes. make bench N=40 NBGRADER_N=5
