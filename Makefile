@@ -66,7 +66,7 @@ gradescope: $(VENV)
 ## Remove only what `make release` / the tests rebuild. Never submissions, gradebook.db, feedback,
 ## isolated records or grades: those are in build/course and the grades* files, which clean leaves alone.
 clean:
-	rm -rf build/cache build/bench build/gradescope build/student-repo build/course/source build/course/release \
+	rm -rf build/cache build/bench build/gradescope build/student-repo \
 	       .pytest_cache
 	find . -name __pycache__ -not -path "./.venv/*" -prune -exec rm -rf {} +
 
