@@ -56,14 +56,18 @@ def lab():
     return load_lab()
 
 
-@functools.lru_cache(maxsize=64)
 def mha_spec(embed_dim, num_heads, n):
     """An nn.MultiheadAttention with biases and non-trivial weights, as (live module, spec).
 
     ``n`` is a probe number: the weights are the current submission's. The worker
     rebuilds the module from the spec with PyTorch alone; the suites read the live one.
     """
-    torch.default_generator.manual_seed(seed(n))  # CPU only (see the suites' conftest)
+    return _mha(embed_dim, num_heads, seed(n))
+
+
+@functools.lru_cache(maxsize=64)
+def _mha(embed_dim, num_heads, probe_seed):  # cached by the seed itself: one submission's never serves another
+    torch.default_generator.manual_seed(probe_seed)  # CPU only (see the suites' conftest)
     module = nn.MultiheadAttention(embed_dim, num_heads, batch_first=True)
     with torch.no_grad():  # PyTorch zero-initialises the biases; make them count
         module.in_proj_bias.normal_(0, 0.5)

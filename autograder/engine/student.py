@@ -112,14 +112,19 @@ class LocalTransport:
         args = [_local(a) for a in args]
         kwargs = {k: _local(v) for k, v in kwargs.items()}
         models = [a for a in [*args, *kwargs.values()] if isinstance(a, torch.nn.Module) and hasattr(a, "embedding")]
+        forward_modes = []
+        hooks = [m.register_forward_pre_hook(lambda module, _: forward_modes.append(module.training)) for m in models]
         try:
             value, gradient = calls.invoke(fn, args, kwargs, grad)
         except Exception as err:  # noqa: BLE001 - the reference raising is a result like any other
             return CallResult(False, error=calls.describe_error(err))
+        finally:
+            for hook in hooks:
+                hook.remove()
         mutated = [i for i, (a, o) in enumerate(zip(args, originals))
                    if isinstance(o, torch.Tensor) and not torch.equal(a, o)]
         return CallResult(True, _roundtrip(value), _roundtrip(gradient), mutated=mutated,
-                          modes=[m.training for m in models])
+                          modes=[m.training for m in models], forward_modes=forward_modes)
 
 
 def _local(value):

@@ -33,7 +33,7 @@ import torch
 from torch import nn
 
 from ..sandbox import confine, protocol, wire
-from .student import GraderFault, WorkerLost
+from .student import GraderFault, SubmissionFault, WorkerLost
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,6 +69,7 @@ class CallResult:
     error: dict = field(default_factory=dict)
     mutated: list = field(default_factory=list)  # positional tensor arguments it wrote into
     modes: list = field(default_factory=list)  # .training of each model argument afterwards
+    forward_modes: list = field(default_factory=list)  # .training of the model at each forward pass it ran
 
 
 class WorkerState(enum.Enum):
@@ -109,7 +110,10 @@ class Arena:
         raw = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
         offset = self.used
         if offset + len(raw) > self.size:
-            raise GraderFault("a call's tensor arguments do not fit the call arena")
+            # Our own probes are tiny: only values the student's functions returned (a shifted
+            # batch passed on to their loss) can be this large.
+            raise SubmissionFault(f"the values passed on from your functions are too large ({(offset + len(raw)) / 2**20:.0f} MiB; "
+                                  f"the limit is {self.size >> 20} MiB)")
         self.map[offset:offset + len(raw)] = raw
         self.used = -(-(offset + len(raw)) // self.ALIGN) * self.ALIGN
         return wire.SharedTensor(offset, wire.DTYPE_NAMES[t.dtype], tuple(t.shape)), raw
@@ -131,7 +135,7 @@ def _tokens_error(tokens, model):
                                                                     torch.int8, torch.uint8):
         return "the model takes a tensor of token ids (integers)"
     vocab, length = model.embedding.num_embeddings, model.positions.size(0)
-    if tokens.dim() != 2 or not 1 <= tokens.size(0) <= 256 or not 1 <= tokens.size(1) <= length:
+    if tokens.dim() != 2 or not 1 <= tokens.size(0) <= 64 or not 1 <= tokens.size(1) <= length:
         return f"the model takes tokens of shape (N, T) with T <= {length}; got {tuple(tokens.shape)}"
     if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocab):
         return f"token ids must lie in 0..{vocab - 1}"
@@ -265,10 +269,14 @@ class WorkerSession:
         except (OSError, wire.WireError) as err:
             raise WorkerLost("stopped responding (it exited)") from err
 
-    def _receive(self, worker, timeout, expected):
-        """The worker's next message, one of ``expected``; reading and decoding count against ``timeout``."""
+    def _receive(self, worker, timeout, expected, limit=None):
+        """The worker's next message, one of ``expected``; reading and decoding count against ``timeout``.
+
+        ``limit``: the limit to name when it runs out (the call's, not what was left of it).
+        """
         end = time.monotonic() + timeout
         sock = worker.sock
+        timeout = limit or timeout
 
         def read_exactly(n):
             chunks, left = [], n
@@ -335,9 +343,11 @@ class WorkerSession:
                 self.kill()  # never keep a dead socket: every later call would fail on it
                 if attempt == 2:
                     raise
-        end = time.monotonic() + self._remaining(timeout or self.limits.call_seconds)
+        limit = timeout or self.limits.call_seconds
+        end = time.monotonic() + self._remaining(limit)
+        forward_modes = []
         try:
-            reply = self._exchange(worker, models, end)
+            reply = self._exchange(worker, models, end, limit, forward_modes)
         except WorkerLost as lost:
             self.kill()
             why = f"`{name}` {lost}"
@@ -348,9 +358,10 @@ class WorkerSession:
             raise WorkerLost(why) from None
         mutated = sorted(i for i, spec, raw in placed if i is not None and not self.arena.unchanged(spec, raw))
         modes = [model.training for model in models.values()]
+        seen = dict(mutated=mutated, modes=modes, forward_modes=forward_modes)
         if not reply.ok:
-            return CallResult(False, error=_error(reply.error) or {}, mutated=mutated, modes=modes)
-        return CallResult(True, reply.value, reply.grad, mutated=mutated, modes=modes)
+            return CallResult(False, error=_error(reply.error) or {}, **seen)
+        return CallResult(True, reply.value, reply.grad, **seen)
 
     def _outgoing(self, value, placed, models, index):
         if isinstance(value, torch.Tensor):
@@ -363,13 +374,14 @@ class WorkerSession:
             return wire.RemoteModel(handle, value.training)
         return value
 
-    def _exchange(self, worker, models, end):
-        """Serve the worker's model requests until its Reply."""
+    def _exchange(self, worker, models, end, limit, forward_modes):
+        """Serve the worker's model requests until its Reply; note the mode of every forward pass."""
         for _ in range(protocol.MAX_MODEL_OPS + 1):
-            message = self._receive(worker, max(0.0, end - time.monotonic()), (protocol.ModelOp, protocol.Reply))
+            message = self._receive(worker, max(0.0, end - time.monotonic()), (protocol.ModelOp, protocol.Reply),
+                                    limit)
             if isinstance(message, protocol.Reply):
                 return message
-            self._send(worker, _serve_model(message, models))
+            self._send(worker, _serve_model(message, models, forward_modes))
         raise WorkerLost(f"asked the model more than {protocol.MAX_MODEL_OPS} times in one call")
 
     def execution_report(self):
@@ -390,7 +402,7 @@ class WorkerSession:
         self.workdirs = []
 
 
-def _serve_model(op, models):
+def _serve_model(op, models, forward_modes):
     """Run one of the worker's model requests on our own model: protocol.ModelResult."""
     model = models.get(op.handle)
     if model is None:
@@ -405,6 +417,7 @@ def _serve_model(op, models):
     problem = _tokens_error(op.tokens, model)
     if problem:
         return protocol.ModelResult(False, error=problem)
+    forward_modes.append(model.training)
     with torch.no_grad():
         return protocol.ModelResult(True, model(op.tokens.long()))
 

@@ -71,8 +71,14 @@ def test_one_step_model(student, ref):
 
 @pytest.mark.points(1)
 def test_eval_mode_with_dropout(student):
-    """A causal model handed over in train mode with dropout still gives ~0"""
-    got = _change(student, lab_model("causal", 4, dropout=0.2, training=True))
+    """A causal model handed over in train mode with dropout is run in eval mode, and gives ~0"""
+    model = lab_model("causal", 4, dropout=0.2, training=True)
+    outcome = student.call("prefix_change", model, _tokens(), CUT, lab().VOCAB)
+    got = expect_float(outcome.value, "prefix_change")
+    expect(outcome.forward_modes, "prefix_change never ran the model; run it on tokens and on the changed copy.")
+    expect(not any(outcome.forward_modes),
+           f"prefix_change ran the model {sum(outcome.forward_modes)} of {len(outcome.forward_modes)} times in "
+           f"train mode (dropout on); call model.eval() before running it.")
     expect(abs(got) < TOL["no_leak"].atol, f"prefix_change on a causal model with dropout, handed over in train "
                                            f"mode, is {got:.3g}; expected about 0. Call model.eval() first so "
                                            f"dropout is off.")
