@@ -24,6 +24,9 @@ import sys
 
 REDACTED = "[redacted]"
 MIN_SECRET = 8  # shorter values ("1", "/tmp", "C.UTF-8") are too common to redact and too short to matter
+# A message cut short (the worker keeps a few hundred characters) can end inside a secret: of a secret
+# this long, any start of TRUNCATED_HEAD characters or more is redacted too.
+TRUNCATED_SECRET, TRUNCATED_HEAD = 16, 10
 
 # Controls (C0 but \n and \t, DEL, C1), invisible or direction-changing format characters
 # (zero-width, bidi overrides and isolates, BOM: text that reads differently from what it is),
@@ -125,15 +128,31 @@ def _mount_points():
 
 
 class Redactor:
-    """Replace every occurrence of the given secrets by ``[redacted]`` (longest first)."""
+    """Replace every occurrence of the given secrets by ``[redacted]`` (longest first).
+
+    A long secret's first ``TRUNCATED_HEAD`` characters and however many more follow in
+    the text are redacted too: a message cut in the middle of a secret shows none of it.
+    """
 
     def __init__(self, secrets):
-        self.secrets = [s for s in secrets if s]
+        self.secrets = sorted({s for s in secrets if s}, key=lambda s: (-len(s), s))
         self._pattern = re.compile("|".join(re.escape(s) for s in self.secrets)) if self.secrets else None
+        self._long = [s for s in self.secrets if len(s) >= TRUNCATED_SECRET]
 
     def __call__(self, value):
         value = value if isinstance(value, str) else text(value)
-        return self._pattern.sub(REDACTED, value) if self._pattern else value
+        if self._pattern is None:
+            return value
+        value = self._pattern.sub(REDACTED, value)
+        for secret in self._long:
+            head, start = secret[:TRUNCATED_HEAD], 0
+            while (i := value.find(head, start)) >= 0:
+                j = i + len(head)
+                while j < len(value) and j - i < len(secret) and value[j] == secret[j - i]:
+                    j += 1
+                value = value[:i] + REDACTED + value[j:]
+                start = i + len(REDACTED)
+        return value
 
 
 _redactor = None

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .. import PARTS
 from ..engine import submission_file
-from ..engine.safe_text import redact, text
+from ..engine.safe_text import redact, text as safe_line
 from . import batch_summary as out
 from .batch_pool import SUBMISSION_TOKEN, Pool
 
@@ -203,7 +203,10 @@ def run(args):
             for sub in task["students"]:
                 rows[sub.student] = _write_result_or_error(sub, result, feedback, source, key, log)
                 bar.update(1)
-            bar.set_postfix_str(text(f"last {task['students'][0].student}: {result.get('status')}")[:60])
+            try:
+                bar.set_postfix_str(safe_line(f"last {task['students'][0].student}: {result.get('status')}")[:60])
+            except Exception:  # noqa: BLE001 - the progress bar is a nicety
+                pass
 
         pool = Pool(max(1, min(args.jobs, len(work))), options)
         try:
@@ -258,7 +261,7 @@ def _row(sub, result, source):
 
 def _feedback_text(sub, result, source):
     name = f"{sub.student}: {sub.notebook.relative_to(source)}" if sub.notebook else sub.student
-    return result["table"].replace(SUBMISSION_TOKEN, text(name), 1) + "\n"
+    return result["table"].replace(SUBMISSION_TOKEN, safe_line(name), 1) + "\n"
 
 
 def _write_result_or_error(sub, result, feedback, source, key, log):
@@ -330,5 +333,5 @@ class Log:
     def write(self, line):
         """One entry; student-controlled text in it is escaped (callers redact the messages they add)."""
         with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {text(line, multiline=True)}\n")
+            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {safe_line(line, multiline=True)}\n")
             handle.flush()
