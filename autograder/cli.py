@@ -11,6 +11,7 @@ from . import PARTS
 def _grade(args):
     from .engine import report as rep
     from .engine.grade import grade_notebook
+    from .engine.safe_text import text
     from .engine.supervisor import Limits
     from .engine.template import Zygote
 
@@ -20,23 +21,49 @@ def _grade(args):
         zygote = Zygote()
         result = grade_notebook(args.notebook, zygote, args.part or None,
                                 Limits(submission_seconds=args.budget), hide=args.hide)
+        # Everything written is rendered first: a report that cannot be rendered is a grader fault,
+        # and still leaves a valid results.json.
+        outputs = {"table": rep.table(result, level=args.feedback),
+                   "json": rep.gradescope(result, args.visibility, level=args.feedback),
+                   "junit": rep.junit(result, level=args.feedback) if args.junit_xml else None}
     except Exception:  # noqa: BLE001 - a grader fault still produces a valid results.json
-        detail = traceback.format_exc()
-        print(detail, file=sys.stderr)
+        print(text(traceback.format_exc(), multiline=True), file=sys.stderr)
         rep.write_json(rep.crash_results("the grader hit an internal error", time.monotonic() - started), args.out)
         return 2
     finally:
         if zygote is not None:
             zygote.close()
-    print(rep.table(result))
-    rep.write_json(rep.gradescope(result, args.visibility), args.out)
+    print(outputs["table"])
+    rep.write_json(outputs["json"], args.out)
     if args.junit_xml:
-        with open(args.junit_xml, "w") as handle:
-            handle.write(rep.junit(result))
+        with open(args.junit_xml, "w", encoding="utf-8") as handle:
+            handle.write(outputs["junit"])
     for r in result.results:
         if r.internal and args.debug:
-            print(f"--- {r.nodeid}\n{r.internal}", file=sys.stderr)
+            print(text(f"--- {r.nodeid}\n{r.internal}", multiline=True), file=sys.stderr)
     return 0
+
+
+# engine/plugin.py's FEEDBACK_LEVELS and DEFAULT_FEEDBACK (tests/test_outputs.py checks they agree),
+# spelled out here so that parsing a command line does not import PyTorch (the batch parent never does).
+FEEDBACK_LEVELS = ("score", "checks", "values", "hints")
+DEFAULT_FEEDBACK = "hints"
+
+
+def feedback_option(parser):
+    """--feedback: what students are shown (engine/plugin.py FEEDBACK_LEVELS)."""
+    parser.add_argument("--feedback", default=DEFAULT_FEEDBACK, choices=FEEDBACK_LEVELS,
+                        help="what students see: score (points per part), checks (+ each check passed or not), "
+                             "values (+ what was found and expected), hints (+ a likely cause; default)")
+
+
+def safe_streams():
+    """Whatever reaches the terminal can be encoded: a character the terminal cannot show is escaped."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
 
 
 def exit_now(code):
@@ -55,6 +82,7 @@ FLOW_COMMANDS = ("batch", "crosscheck")
 
 
 def main(argv=None):
+    safe_streams()
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     grade = commands.add_parser("grade", help="grade one notebook")
@@ -69,6 +97,7 @@ def main(argv=None):
     grade.add_argument("--budget", type=float, default=300.0, help="seconds for the whole submission")
     grade.add_argument("--hide", action="append", default=[], help="extra directory the worker must not see")
     grade.add_argument("--debug", action="store_true", help="print internal tracebacks (instructors only)")
+    feedback_option(grade)
     import importlib
     for name in FLOW_COMMANDS:
         importlib.import_module(f"autograder.flows.{name}").register(commands)

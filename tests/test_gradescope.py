@@ -12,6 +12,7 @@ import subprocess
 import sys
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
+import uuid
 from pathlib import Path
 
 import jsonschema
@@ -25,6 +26,10 @@ from flows.submissions import dump, filled, invalid_json
 import nbformat
 
 pytestmark = pytest.mark.slow
+CHECKOUT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(CHECKOUT / "tests" / "corpus"))
+MARKER = f"lms-{uuid.uuid4().hex}"  # the grader's LMS_TOKEN in the hostile case: must appear nowhere
+SOLUTION = CHECKOUT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
 SCHEMA = json.loads((Path(__file__).parent / "flows" / "gradescope_schema.json").read_text())
 NB = "week7_attention.ipynb"
 
@@ -34,7 +39,39 @@ def autograder_zip(tmp_path_factory):
     return gs_build.build(tmp_path_factory.mktemp("gradescope") / "autograder.zip")
 
 
-def run_case(zip_path, root, files, metadata=None):
+@pytest.fixture(scope="session")
+def score_only_zip(tmp_path_factory):
+    return gs_build.build(tmp_path_factory.mktemp("gradescope-score") / "autograder.zip", feedback="score")
+
+
+def _symlink_to_own_source(submission):
+    """An upload that is a link to a file of the autograder itself (under ROOT/source, as on Gradescope)."""
+    (submission / NB).symlink_to(submission.parent / "source" / "autograder" / "engine" / "grade.py")
+
+
+def _fifo(submission):
+    os.mkfifo(submission / NB)
+
+
+def _too_large(submission):
+    from autograder.engine.submission_file import MAX_NOTEBOOK_BYTES
+    with open(submission / NB, "wb") as handle:
+        handle.truncate(MAX_NOTEBOOK_BYTES + (1 << 20))
+
+
+def _hostile(submission):
+    from hostile import _outputs, build
+    nbformat.write(build(SOLUTION, _outputs.notebook_cases(), {"__MARKER__": MARKER}), str(submission / NB))
+
+
+def _large(submission):
+    from tests.test_outputs import large_notebook
+    large_notebook(submission / NB)
+
+
+def run_case(zip_path, root, files, metadata=None, prepare=None, env=None, relative=False):
+    """``prepare(submission_dir)`` makes uploads that are not plain files; ``relative``: run as the README
+    says, from the checkout with GRADESCOPE_ROOT and GRADESCOPE_PYTHON relative to it."""
     root.mkdir(parents=True)
     with zipfile.ZipFile(zip_path) as archive:
         archive.extractall(root / "source")
@@ -47,17 +84,25 @@ def run_case(zip_path, root, files, metadata=None):
     (root / "results").mkdir()
     for name, text in files.items():
         dump(text, root / "submission" / name)
+    if prepare is not None:
+        prepare(root / "submission")
     if metadata is not None:
         (root / "submission_metadata.json").write_text(json.dumps(metadata))
-    env = dict(os.environ, GRADESCOPE_ROOT=str(root), GRADESCOPE_PYTHON=sys.executable)
+    env = dict(os.environ, GRADESCOPE_ROOT=str(root), GRADESCOPE_PYTHON=sys.executable, **(env or {}))
+    cwd = root
+    if relative:
+        cwd = CHECKOUT
+        env.update(GRADESCOPE_ROOT=os.path.relpath(root, CHECKOUT),
+                   GRADESCOPE_PYTHON=os.path.relpath(CHECKOUT / ".venv" / "bin" / "python", CHECKOUT))
+        assert not env["GRADESCOPE_PYTHON"].startswith("/")
     run = subprocess.run([str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=900,
-                         cwd=root)
+                         cwd=cwd)
     results = json.loads((root / "results" / "results.json").read_text())
     return {"run": run, "results": results, "root": root}
 
 
 @pytest.fixture(scope="session")
-def cases(autograder_zip, tmp_path_factory):
+def cases(autograder_zip, score_only_zip, tmp_path_factory, solution_notebook):
     base = tmp_path_factory.mktemp("roots")
     _, released, source = course(tmp_path_factory.mktemp("course"))
     solution = nbformat.writes(filled(released, source))
@@ -73,9 +118,21 @@ def cases(autograder_zip, tmp_path_factory):
         "two": ({NB: solution, "copy of week7_attention.ipynb": solution}, None),
         "not_notebook": ({"week7_attention.py": "def causal_mask_blocked(T):\n    pass\n"}, None),
     }
+    extra = {  # name: (zip, run_case keyword arguments)
+        "symlink": (autograder_zip, {"prepare": _symlink_to_own_source}),
+        "fifo": (autograder_zip, {"prepare": _fifo}),
+        "too_large": (autograder_zip, {"prepare": _too_large}),
+        "hostile": (autograder_zip, {"prepare": _hostile, "env": {"LMS_TOKEN": MARKER}}),
+        "large": (autograder_zip, {"prepare": _large}),
+        "readme_relative": (autograder_zip, {"prepare": lambda sub: (sub / NB).write_text(solution),
+                                             "relative": True}),
+        "score_level": (score_only_zip, {"prepare": lambda sub: (sub / NB).write_text(blank)}),
+    }
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {name: pool.submit(run_case, autograder_zip, base / name, files, meta)
                    for name, (files, meta) in specs.items()}
+        futures.update({name: pool.submit(run_case, zip_path, base / name, {}, **kwargs)
+                        for name, (zip_path, kwargs) in extra.items()})
         out = {name: f.result() for name, f in futures.items()}
     cli = cli_results([out[n]["root"] / "submission" / NB for n in ("correct", "blank", "broken")],
                       tmp_path_factory.mktemp("cli"))
@@ -115,7 +172,11 @@ def test_run_autograder_hides_the_root():
     assert '--hide "$ROOT"' in text and 'GRADESCOPE_ROOT:-/autograder' in text
 
 
-@pytest.mark.parametrize("name", ["correct", "blank", "broken", "missing", "two", "not_notebook"])
+ALL_CASES = ["correct", "blank", "broken", "missing", "two", "not_notebook", "symlink", "fifo", "too_large",
+             "hostile", "large", "readme_relative", "score_level"]
+
+
+@pytest.mark.parametrize("name", ALL_CASES)
 def test_results_json_is_valid(cases, name):
     case = cases[name]
     assert case["run"].returncode == 0, case["run"].stderr[-3000:]
@@ -157,3 +218,79 @@ def test_find_notebook_and_metadata(tmp_path):
     assert previous_score(tmp_path) == 3.0
     (tmp_path / "submission_metadata.json").write_text("not json")
     assert previous_score(tmp_path) is None
+
+
+# ---- uploads that are not a regular notebook, hostile text, size, feedback level, the README's command -------
+def test_symlinked_upload_is_refused_and_reads_nothing(cases):
+    """A link to the autograder's own source: refused with the message of every flow; not one line of it leaks."""
+    case = cases["symlink"]
+    results = case["results"]
+    assert results["score"] == 0
+    assert "week7_attention.ipynb is a symbolic link, not a regular file; upload the notebook file itself" \
+        in results["output"]
+    source = (case["root"] / "source" / "autograder" / "engine" / "grade.py").read_text()
+    everything = json.dumps(results) + case["run"].stdout
+    leaked = [line for line in source.splitlines() if len(line.strip()) >= 12 and line.strip() in everything]
+    assert not leaked and source[:40] not in everything, leaked
+
+
+def test_fifo_upload_is_refused_at_once(cases):
+    results = cases["fifo"]["results"]
+    assert results["score"] == 0 and "is a named pipe (FIFO), not a regular file" in results["output"]
+    assert results["execution_time"] < 30
+
+
+def test_upload_over_the_size_limit_is_the_students(cases):
+    results = cases["too_large"]["results"]
+    assert results["score"] == 0 and "your notebook week7_attention.ipynb is 33.0 MiB; the limit is 32 MiB" \
+        in results["output"]
+    assert not any(t["name"].startswith("Autograder failed") for t in results["tests"])
+
+
+def test_hostile_text_and_the_graders_secrets(cases):
+    case = cases["hostile"]
+    results, stdout = case["results"], case["run"].stdout
+    text = json.dumps(results, ensure_ascii=False) + stdout + case["run"].stderr
+    assert MARKER not in text
+    assert "\x1b" not in text and "\\u001b" not in text
+    assert not any(0xD800 <= ord(c) <= 0xDFFF for c in json.dumps(results, ensure_ascii=False))
+    assert "LOOT token=[redacted]" in json.dumps(results)
+    scores = by_part(results)
+    assert scores["masks"] == scores["positions"] == scores["leakage"] == 0 and scores["softmax_read"] == 18
+
+
+def test_large_honest_notebook_grades(cases):
+    """5 MiB, with a 4 MiB literal in one cell: full points (needs the worker's start-up message to carry it)."""
+    results = cases["large"]["results"]
+    assert results["score"] == 100, results["output"][:2000]
+
+
+def test_readme_local_run_with_relative_paths(cases):
+    """`GRADESCOPE_ROOT=ROOT GRADESCOPE_PYTHON=.venv/bin/python ROOT/run_autograder`, from the checkout."""
+    case = cases["readme_relative"]
+    assert case["run"].returncode == 0 and case["results"]["score"] == 100, case["run"].stderr[-2000:]
+
+
+def test_feedback_level_is_baked_into_the_zip(cases, score_only_zip):
+    with zipfile.ZipFile(score_only_zip) as archive:
+        script = archive.read("run_autograder").decode()
+    assert "\nFEEDBACK=score " in script and '--feedback "$FEEDBACK"' in script
+    results = cases["score_level"]["results"]
+    assert [t["name"] for t in results["tests"]] == list(by_part(cases["blank"]["results"]))
+    assert all(t["output"] == "" for t in results["tests"]) and results["score"] == 0
+    with pytest.raises(SystemExit):
+        gs_build.run_autograder("everything")
+
+
+def test_secret_files_are_copied_when_present(tmp_path, monkeypatch):
+    secret = CHECKOUT / "build" / f".test-secret-{uuid.uuid4().hex}.key"
+    monkeypatch.setattr(gs_build, "SECRET_FILES", (str(secret.relative_to(CHECKOUT)), "build/absent.key"))
+    secret.parent.mkdir(exist_ok=True)
+    secret.write_bytes(b"course secret")
+    try:
+        zip_path = gs_build.build(tmp_path / "autograder.zip")
+    finally:
+        secret.unlink()
+    with zipfile.ZipFile(zip_path) as archive:
+        assert archive.read(str(secret.relative_to(CHECKOUT))) == b"course secret"
+        assert "build/absent.key" not in archive.namelist()

@@ -40,13 +40,29 @@ class GradeReport:
 
 
 class NotebookError(Exception):
-    """The file is not a notebook we can run; the message is for the student."""
+    """The file is not a notebook we can run; the message is for the student, ``kind`` its grades.csv status."""
+
+    def __init__(self, message, kind="not-a-notebook"):
+        super().__init__(message)
+        self.kind = kind
 
 
 def read_code_cells(path):
+    """The code of each cell of the notebook at ``path``, read the one way every flow reads an upload.
+
+    Only a regular file within the size limit is read (engine/submission_file.py: no symbolic
+    link, FIFO, device or directory); anything else raises NotebookError with the message
+    every flow shows.
+    """
+    from .submission_file import SubmissionFileError, read_notebook
+
     path = Path(path)
     try:
-        raw = path.read_text(encoding="utf-8")
+        data = read_notebook(path)
+    except SubmissionFileError as err:
+        raise NotebookError(str(err), err.kind) from None
+    try:
+        raw = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise NotebookError(f"{path.name} is not a text file, so it cannot be a Jupyter notebook") from err
     try:
@@ -56,7 +72,7 @@ def read_code_cells(path):
             nb = nbformat.reads(raw, as_version=4)
     except Exception as err:  # noqa: BLE001 - nbformat raises several kinds for bad JSON
         raise NotebookError(f"{path.name} is not a valid Jupyter notebook (it does not parse as notebook JSON: "
-                            f"{str(err).splitlines()[0][:200]})") from err
+                            f"{str(err).splitlines()[0][:200] if str(err) else type(err).__name__})") from err
     cells = nb.get("cells")
     if not isinstance(cells, list):
         raise NotebookError(f"{path.name} has no list of cells")

@@ -1,41 +1,76 @@
-"""Write a GradeReport for people (a table), for Gradescope (results.json) and for CI (JUnit XML)."""
+"""Write a GradeReport for people (a table), for Gradescope (results.json) and for CI (JUnit XML).
+
+Every writer takes the feedback ``level`` (plugin.FEEDBACK_LEVELS) and shows what it allows:
+
+    score   each part's points and the total; results.json has one test per part
+    checks  + one row per check: its title and whether it passed
+    values  + why a failed check failed (the value found, the value expected, where)
+    hints   + the hint that points at a likely cause (the default)
+
+Text the submission controls (messages, type and function names, file names) reaches no
+output raw: ``safe_text.student`` redacts the grader's secrets and escapes what could
+redraw a terminal or break an encoder.
+"""
 import json
 import textwrap
 from xml.etree import ElementTree as ET
 
 from .. import PARTS
-from .plugin import GRADER_FAILED
+from .plugin import DEFAULT_FEEDBACK, FEEDBACK_LEVELS, GRADER_FAILED
+from .safe_text import student as safe, text as plain, xml_text
+
+def _level(level):
+    if level not in FEEDBACK_LEVELS:
+        raise ValueError(f"feedback level {level!r} is not one of {', '.join(FEEDBACK_LEVELS)}")
+    return level
 
 
-def cell_lines(report):
+def check_text(result, level=DEFAULT_FEEDBACK):
+    """What a student sees for one check at ``level``: "" when passed or when the level shows no reason."""
+    if result.status == "grader-error":
+        return GRADER_FAILED if level != "score" else ""
+    return safe(result.feedback(level), multiline=True)
+
+
+def cell_lines(report, level=DEFAULT_FEEDBACK):
+    """The notebook's own cell errors: none at "score", the exception's type at "checks", its message above."""
+    if _level(level) == "score":
+        return []
     lines = []
     for cell in report.cells:
         if cell.fatal:
-            lines.append(f"cell {cell.index + 1}: {cell.fatal}")
+            lines.append(f"cell {cell.index + 1}: {safe(cell.fatal)}")
         elif cell.error:
             e = cell.error
-            inside = f" in `{e['function']}`" if e.get("function") else ""
-            detail = f": {e['message']}" if e.get("message") else ""
-            lines.append(f"cell {cell.index + 1} raised {e['type']}{inside}{detail}")
+            inside = f" in `{safe(e['function'])}`" if e.get("function") else ""
+            detail = f": {safe(e['message'])}" if e.get("message") and level in ("values", "hints") else ""
+            lines.append(f"cell {cell.index + 1} raised {safe(e.get('type') or 'Error')}{inside}{detail}")
     return lines
 
 
-def table(report, width=100):
-    out = [f"{report.submission}", ""]
+def table(report, width=100, level=DEFAULT_FEEDBACK):
+    _level(level)
+    out = [plain(report.submission), ""]
     if report.problem:
-        out += [f"  ! {report.problem}", ""]
+        out += [f"  ! {safe(report.problem)}", ""]
     for part, (got, top) in report.by_part().items():
         out.append(f"  {part:<14}{got:>6g} / {top:<4g}")
+        if level == "score":
+            continue
         failed = [r for r in report.results if r.part == part and r.status != "passed"]
         by_message = {}
         for r in failed:  # one line per distinct reason: a missing function fails many checks alike
-            by_message.setdefault(r.message, []).append(r)
+            by_message.setdefault(check_text(r, level) if level != "checks" else id(r), []).append(r)
         for message, same in by_message.items():
-            head = same[0].title if len(same) == 1 else f"{len(same)} checks"
-            out += textwrap.wrap(f"x {head}: {message}", width, initial_indent="      ",
-                                 subsequent_indent="        ")
+            if level == "checks":
+                flag = " (autograder failed on this check)" if same[0].status == "grader-error" else ""
+                line = f"x {same[0].title}{flag}"
+            else:
+                head = same[0].title if len(same) == 1 else f"{len(same)} checks"
+                line = f"x {head}: {message}"
+            out += textwrap.wrap(line, width, initial_indent="      ", subsequent_indent="        ")
     out += ["  " + "-" * 26, f"  {'total':<14}{report.score:>6g} / {report.max_score:g}"]
-    notes = cell_lines(report)
+    notes = cell_lines(report, level)
     if notes:
         out += ["", "  Notebook execution (errors are recorded and execution goes on):"] + [f"    {n}" for n in notes]
     out.append(f"  graded in {report.seconds:.1f} s")
@@ -47,21 +82,32 @@ def in_part_order(results):
     return sorted(results, key=lambda r: PARTS.index(r.part) if r.part in PARTS else len(PARTS))
 
 
-def gradescope(report, visibility="visible", previous=None):
+def _part_rows(report):
+    """(part, got, top, any grader error) per part, in part order."""
+    return [(part, got, top, any(r.status == "grader-error" for r in report.results if r.part == part))
+            for part, (got, top) in report.by_part().items()]
+
+
+def gradescope(report, visibility="visible", previous=None, level=DEFAULT_FEEDBACK):
     """Gradescope's results.json schema: score, execution_time, output, tests[]."""
     tests = []
-    for r in in_part_order(report.results):
-        tests.append({
-            "name": r.title if r.status != "grader-error" else f"Autograder failed: {r.title}",
-            "score": r.score, "max_score": r.points,
-            "output": r.message if r.status != "passed" else "",
-            "visibility": visibility, "tags": [r.part], "status": "passed" if r.status == "passed" else "failed",
-        })
+    if _level(level) == "score":  # Gradescope needs tests[]: one per part, with no word about single checks
+        for part, got, top, fault in _part_rows(report):
+            tests.append({"name": f"Autograder failed: {part}" if fault else part, "score": got, "max_score": top,
+                          "output": GRADER_FAILED if fault else "", "visibility": visibility, "tags": [part],
+                          "status": "passed" if got >= top else "failed"})
+    else:
+        for r in in_part_order(report.results):
+            tests.append({
+                "name": r.title if r.status != "grader-error" else f"Autograder failed: {r.title}",
+                "score": r.score, "max_score": r.points, "output": check_text(r, level),
+                "visibility": visibility, "tags": [r.part], "status": "passed" if r.status == "passed" else "failed",
+            })
     summary = [f"Score {report.score:g} / {report.max_score:g}"]
     summary += [f"{part}: {got:g} / {top:g}" for part, (got, top) in report.by_part().items()]
     if report.problem:
-        summary.insert(0, report.problem)
-    notes = cell_lines(report)
+        summary.insert(0, safe(report.problem))
+    notes = cell_lines(report, level)
     if notes:
         summary += ["", "Notebook execution:"] + notes
     if previous is not None:
@@ -72,27 +118,32 @@ def gradescope(report, visibility="visible", previous=None):
 
 def crash_results(message, seconds=0.0):
     """results.json for a grader that could not finish: valid, score 0, and it says so."""
-    return {"score": 0.0, "execution_time": round(seconds, 2), "output": f"Autograder failed: {message}",
+    return {"score": 0.0, "execution_time": round(seconds, 2), "output": f"Autograder failed: {safe(message)}",
             "tests": [{"name": "Autograder failed", "score": 0.0, "max_score": 100.0, "output": GRADER_FAILED,
                        "visibility": "visible", "tags": ["autograder"]}]}
 
 
-def junit(report):
-    suite = ET.Element("testsuite", name="week7_attention", tests=str(len(report.results)),
-                      failures=str(sum(r.status != "passed" for r in report.results)),
-                      time=f"{report.seconds:.2f}")
-    for r in in_part_order(report.results):
-        case = ET.SubElement(suite, "testcase", classname=r.part, name=r.title)
-        case.set("points", f"{r.score:g}/{r.points:g}")
-        if r.status != "passed":
-            ET.SubElement(case, "failure", message=r.message[:500]).text = r.message
+def junit(report, level=DEFAULT_FEEDBACK):
+    if _level(level) == "score":
+        rows = [(part, part, got, top, got < top, "Autograder failed on a check" if fault else f"{got:g} / {top:g}")
+                for part, got, top, fault in _part_rows(report)]
+    else:
+        rows = [(r.part, r.title, r.score, r.points, r.status != "passed", check_text(r, level) or "failed")
+                for r in in_part_order(report.results)]
+    suite = ET.Element("testsuite", name="week7_attention", tests=str(len(rows)),
+                       failures=str(sum(row[4] for row in rows)), time=f"{report.seconds:.2f}")
+    for part, name, got, top, failed, message in rows:
+        case = ET.SubElement(suite, "testcase", classname=part, name=xml_text(name, False))
+        case.set("points", f"{got:g}/{top:g}")
+        if failed:
+            ET.SubElement(case, "failure", message=xml_text(message[:500], False)).text = xml_text(message)
     return ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode")
 
 
 def write_json(data, path):
-    text = json.dumps(data, indent=2)
+    text = json.dumps(data, indent=2)  # ASCII: whatever survived escaping cannot break an encoder
     if str(path) in ("-", "/dev/stdout"):
         print(text)
     elif str(path) != "/dev/null":
-        with open(path, "w") as handle:
+        with open(path, "w", encoding="utf-8") as handle:
             handle.write(text + "\n")

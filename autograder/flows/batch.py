@@ -16,11 +16,16 @@ notebook is unchanged and grades only the rest.
 import argparse
 import hashlib
 import json
+import os
+import stat
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from .. import PARTS
+from ..engine import submission_file
+from ..engine.safe_text import redact, text as safe_line
 from . import batch_summary as out
 from .batch_pool import SUBMISSION_TOKEN, Pool
 
@@ -43,6 +48,8 @@ def register(subparsers):
                    choices=["visible", "hidden", "after_due_date", "after_published"])
     p.add_argument("--regrade", action="store_true", help="ignore finished results and grade everything again")
     p.add_argument("--debug", action="store_true", help="log internal tracebacks of failed checks too")
+    from ..cli import feedback_option
+    feedback_option(p)
 
 
 # ---- finding submissions ---------------------------------------------------------------
@@ -54,25 +61,36 @@ class Submission:
 
 
 def discover(folder, assignment, skip=()):
-    """Submissions under ``folder``, sorted by student id; unusable ones carry a status."""
+    """Submissions under ``folder``, sorted by student id; unusable ones carry a status.
+
+    Nothing is followed or opened here: a symbolic link, a FIFO, a device or a directory
+    named like a notebook becomes a row with the message every flow gives
+    (engine/submission_file.py), so is a notebook over the size limit.
+    """
     folder = Path(folder)
     if (folder / "submitted").is_dir():
         folder = folder / "submitted"
     skip = {Path(s).resolve() for s in skip}
     found, seen = [], {}
     for entry in sorted(folder.iterdir()):
-        if entry.name.startswith((".", "_")) or entry.resolve() in skip:
+        if entry.name.startswith((".", "_")):
             continue
-        if entry.is_symlink():
-            sub = Submission(entry.stem, None, "not-a-notebook", f"{entry.name} is a symbolic link; submit a file")
-        elif entry.is_file():
-            if entry.suffix != ".ipynb":
-                continue  # a README or a roster beside the submissions
-            sub = Submission(entry.stem, entry)
-        elif entry.is_dir():
-            sub = _from_folder(entry, assignment)
+        try:
+            if entry.resolve() in skip:
+                continue
+            mode = os.lstat(entry).st_mode
+        except (OSError, RuntimeError):  # gone while we looked; a symbolic link loop (refused below)
+            mode = stat.S_IFLNK
+        notebook_name = submission_file.is_notebook_name(entry.name)
+        if stat.S_ISDIR(mode) and not notebook_name:
+            try:
+                sub = _from_folder(entry, assignment)
+            except OSError as err:
+                sub = Submission(entry.name, None, "no-notebook", f"the folder could not be read ({err.strerror})")
+        elif notebook_name or stat.S_ISLNK(mode):
+            sub = _from_file(entry.stem if notebook_name else entry.name, entry)
         else:
-            continue
+            continue  # a README or a roster beside the submissions
         n = seen[sub.student] = seen.get(sub.student, 0) + 1
         if n > 1:
             sub.student = f"{sub.student}~{n}"
@@ -80,11 +98,19 @@ def discover(folder, assignment, skip=()):
     return found
 
 
+def _from_file(student, path):
+    try:
+        submission_file.check(path)
+    except submission_file.SubmissionFileError as err:
+        return Submission(student, None, err.kind, str(err))
+    return Submission(student, path)
+
+
 def _from_folder(folder, assignment):
     notebooks = _notebooks(folder)
     if not notebooks:
         subfolders = [d for d in sorted(folder.iterdir()) if d.is_dir() and not d.is_symlink()
-                      and not d.name.startswith(".")]
+                      and not d.name.startswith(".") and not submission_file.is_notebook_name(d.name)]
         preferred = [d for d in subfolders if d.name == assignment]
         for sub in preferred or subfolders:
             notebooks += _notebooks(sub)
@@ -94,14 +120,13 @@ def _from_folder(folder, assignment):
         names = ", ".join(str(n.relative_to(folder)) for n in notebooks)
         return Submission(folder.name, None, "several-notebooks",
                           f"several notebooks ({names}); submit exactly one")
-    if notebooks[0].is_symlink():
-        return Submission(folder.name, None, "not-a-notebook", f"{notebooks[0].name} is a symbolic link")
-    return Submission(folder.name, notebooks[0])
+    return _from_file(folder.name, notebooks[0])
 
 
 def _notebooks(folder):
-    return [f for f in sorted(folder.iterdir()) if f.suffix == ".ipynb" and not f.name.startswith(".")
-            and (f.is_file() or f.is_symlink())]
+    """Entries named like a notebook, whatever they are (each is checked before it is read)."""
+    return [f for f in sorted(folder.iterdir()) if submission_file.is_notebook_name(f.name)
+            and not f.name.startswith(".")]
 
 
 def grader_key(args):
@@ -111,7 +136,7 @@ def grader_key(args):
         for path in sorted((ROOT / folder).rglob("*.py")):
             digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     options = {"parts": sorted(args.part) if args.part else None, "budget": args.budget,
-               "visibility": args.visibility}
+               "visibility": args.visibility, "feedback": getattr(args, "feedback", "hints")}
     digest.update(json.dumps(options, sort_keys=True).encode())
     return digest.hexdigest()[:20]
 
@@ -136,18 +161,23 @@ def run(args):
     key = grader_key(args)
     rows, tasks = {}, {}
     for sub in subs:
-        if sub.notebook is not None:
-            sub.sha256 = hashlib.sha256(sub.notebook.read_bytes()).hexdigest()
-            record = None if args.regrade else _load(feedback / sub.student / "record.json")
-            if (record and record.get("sha256") == sub.sha256 and record.get("key") == key
-                    and record["row"]["status"] != "grader-error"):
-                rows[sub.student] = record["row"]
-                log.write(f"reused {sub.student} sha256={sub.sha256[:12]} total={record['row']['total']:g}")
-                continue
-            # Identical notebooks with the same file name give identical results: grade once.
-            task = tasks.setdefault((sub.sha256, sub.notebook.name), {
-                "id": len(tasks), "path": str(sub.notebook), "students": []})
-            task["students"].append(sub)
+        if sub.notebook is None:
+            continue
+        try:
+            sub.sha256 = hashlib.sha256(submission_file.read_notebook(sub.notebook)).hexdigest()
+        except submission_file.SubmissionFileError as err:  # changed since it was found
+            sub.notebook, sub.status, sub.detail = None, err.kind, str(err)
+            continue
+        record = None if args.regrade else _load(feedback / sub.student / "record.json")
+        if (record and record.get("sha256") == sub.sha256 and record.get("key") == key
+                and record["row"]["status"] != "grader-error"):
+            rows[sub.student] = record["row"]
+            log.write(f"reused {sub.student} sha256={sub.sha256[:12]} total={record['row']['total']:g}")
+            continue
+        # Identical notebooks with the same file name give identical results: grade once.
+        task = tasks.setdefault((sub.sha256, sub.notebook.name), {
+            "id": len(tasks), "path": str(sub.notebook), "students": []})
+        task["students"].append(sub)
     started = time.monotonic()
     bar = tqdm(total=len(subs), file=sys.stderr, unit="nb", desc="grading", dynamic_ncols=True)
     bar.update(len(rows))
@@ -157,7 +187,7 @@ def run(args):
         bar.update(len(problems))
     hide = [str(source), str(feedback)] + ([str(csv_path.parent)] if _hideable(csv_path.parent) else [])
     options = {"parts": args.part or None, "budget": args.budget, "visibility": args.visibility,
-               "hide": hide, "debug": args.debug}
+               "hide": hide, "debug": args.debug, "feedback": args.feedback}
     work = sorted(tasks.values(), key=lambda t: t["id"])
     tops = {}  # part -> its points, as the grading processes report them
     if work:
@@ -165,11 +195,18 @@ def run(args):
                   f"with {args.jobs} grading process(es); {len(rows)} finished results reused")
 
         def finished(task, result):
-            tops.update({part: top for part, (_, top) in (result.get("by_part") or {}).items()})
+            """Never raises: whatever one result does to the writers, every other student still gets a row."""
+            try:
+                tops.update({part: top for part, (_, top) in (result.get("by_part") or {}).items()})
+            except (AttributeError, TypeError, ValueError):
+                pass
             for sub in task["students"]:
-                rows[sub.student] = _write_result(sub, result, feedback, source, key, log)
+                rows[sub.student] = _write_result_or_error(sub, result, feedback, source, key, log)
                 bar.update(1)
-            bar.set_postfix_str(f"last {task['students'][0].student}: {result['status']}")
+            try:
+                bar.set_postfix_str(safe_line(f"last {task['students'][0].student}: {result.get('status')}")[:60])
+            except Exception:  # noqa: BLE001 - the progress bar is a nicety
+                pass
 
         pool = Pool(max(1, min(args.jobs, len(work))), options)
         try:
@@ -179,7 +216,8 @@ def run(args):
             raise
         pool.close()
     bar.close()
-    ordered = [rows[s.student] for s in subs]
+    ordered = [rows.get(s.student) or _row(s, {"status": "grader-error", "problem": "not graded"}, source)
+               for s in subs]
     out.write_csv(ordered, csv_path)
     # From the results when they cover every part: collecting the suites here would cost ~2 s.
     part_max = tops if set(tops) == set(args.part or PARTS) else _part_max(args.part)
@@ -215,7 +253,7 @@ def _row(sub, result, source):
     row = {"student": sub.student, "total": float(result.get("score") or 0.0), "status": result["status"],
            "seconds": result.get("seconds", 0.0), "sha256": sub.sha256,
            "notebook": str(sub.notebook.relative_to(source)) if sub.notebook else "",
-           "detail": detail.splitlines()[0][:300] if detail else ""}
+           "detail": redact(detail.splitlines()[0][:300]) if detail else ""}
     for part in PARTS:
         row[part] = by_part[part][0] if part in by_part else None
     return row
@@ -223,7 +261,20 @@ def _row(sub, result, source):
 
 def _feedback_text(sub, result, source):
     name = f"{sub.student}: {sub.notebook.relative_to(source)}" if sub.notebook else sub.student
-    return result["table"].replace(SUBMISSION_TOKEN, name, 1) + "\n"
+    return result["table"].replace(SUBMISSION_TOKEN, safe_line(name), 1) + "\n"
+
+
+def _write_result_or_error(sub, result, feedback, source, key, log):
+    """``_write_result``; if that fails, a grader-error row (retried on the next run) and the reason in the log."""
+    try:
+        return _write_result(sub, result, feedback, source, key, log)
+    except Exception:  # noqa: BLE001 - one student's files must not stop the class
+        log.write(f"could not write the result of {sub.student}:\n{traceback.format_exc()}")
+        try:
+            (feedback / sub.student / "record.json").unlink(missing_ok=True)
+        except OSError:
+            pass
+        return _row(sub, {"status": "grader-error", "problem": "the grader could not write this result"}, source)
 
 
 def _write_result(sub, result, feedback, source, key, log):
@@ -238,7 +289,7 @@ def _write_result(sub, result, feedback, source, key, log):
     log.write(f"graded {sub.student} sha256={sub.sha256[:12]} status={row['status']} total={row['total']:g} "
               f"seconds={row['seconds']:g}")
     for internal in result.get("internal") or []:
-        log.write(f"internal error while grading {sub.student}:\n{internal}")
+        log.write(f"internal error while grading {sub.student}:\n{redact(internal)}")
     return row
 
 
@@ -248,17 +299,22 @@ def _write_problems(problems, rows, feedback, args, log):
     from ..engine.grade import failed_everywhere
 
     for sub in problems:
-        report = failed_everywhere(SUBMISSION_TOKEN, f"Your submission could not be graded: {sub.detail}",
-                                   args.part or None)
-        result = {"status": sub.status, "score": 0.0, "by_part": report.by_part(), "problem": sub.detail,
-                  "seconds": 0.0, "gradescope": rep.gradescope(report, args.visibility), "table": rep.table(report)}
-        result["by_part"] = {p: list(v) for p, v in result["by_part"].items()}
-        folder = feedback / sub.student
-        out.write_atomic(folder / "results.json", json.dumps(result["gradescope"], indent=2) + "\n")
-        out.write_atomic(folder / "feedback.txt", _feedback_text(sub, result, None))
-        (folder / "record.json").unlink(missing_ok=True)
-        rows[sub.student] = _row(sub, result, None)
-        log.write(f"{sub.status} {sub.student}: {sub.detail}")
+        try:
+            report = failed_everywhere(SUBMISSION_TOKEN, f"Your submission could not be graded: {sub.detail}",
+                                       args.part or None)
+            result = {"status": sub.status, "score": 0.0, "by_part": report.by_part(), "problem": sub.detail,
+                      "seconds": 0.0, "gradescope": rep.gradescope(report, args.visibility, level=args.feedback),
+                      "table": rep.table(report, level=args.feedback)}
+            result["by_part"] = {p: list(v) for p, v in result["by_part"].items()}
+            folder = feedback / sub.student
+            out.write_atomic(folder / "results.json", json.dumps(result["gradescope"], indent=2) + "\n")
+            out.write_atomic(folder / "feedback.txt", _feedback_text(sub, result, None))
+            (folder / "record.json").unlink(missing_ok=True)
+            rows[sub.student] = _row(sub, result, None)
+            log.write(f"{sub.status} {sub.student}: {redact(sub.detail)}")
+        except Exception:  # noqa: BLE001 - one student's files must not stop the class
+            log.write(f"could not write the result of {sub.student}:\n{traceback.format_exc()}")
+            rows[sub.student] = _row(sub, {"status": sub.status or "grader-error", "problem": sub.detail}, None)
 
 
 def _load(path):
@@ -275,6 +331,7 @@ class Log:
         self.path = path
 
     def write(self, line):
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
+        """One entry; student-controlled text in it is escaped (callers redact the messages they add)."""
+        with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {safe_line(line, multiline=True)}\n")
             handle.flush()

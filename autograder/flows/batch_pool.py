@@ -18,7 +18,8 @@ import psutil
 
 # Replaced by the batch parent with each student's own name in feedback.txt (identical
 # notebooks of several students are graded once; the table must not name one of them).
-SUBMISSION_TOKEN = "\x00submission\x00"
+# Printable, so that the table's own escaping leaves it as it is.
+SUBMISSION_TOKEN = "<<submission>>"
 
 
 def _send(conn, message):
@@ -63,22 +64,28 @@ def serve(slot, conn, options):
 
 def grade_one(task, zygote, options):
     """Grade one notebook; return a JSON-able dict (never raises)."""
+    started = time.monotonic()
+    try:
+        return _grade_one(task, zygote, options, options.get("feedback") or "hints")
+    except Exception:  # noqa: BLE001 - a grader fault (or a report that cannot be rendered) is one row
+        return grader_error("the grader hit an internal error", traceback.format_exc(), time.monotonic() - started)
+
+
+def _grade_one(task, zygote, options, level):
     from ..engine import report as rep
     from ..engine.grade import NotebookError, grade_notebook, read_code_cells
     from ..engine.supervisor import Limits
 
-    started = time.monotonic()
     path = task["path"]
     try:
         read_code_cells(path)
         status = "graded"
-    except (NotebookError, OSError):
+    except NotebookError as err:
+        status = err.kind
+    except OSError:
         status = "not-a-notebook"
-    try:
-        report = grade_notebook(path, zygote, options["parts"], Limits(submission_seconds=options["budget"]),
-                                hide=options["hide"])
-    except Exception:  # noqa: BLE001 - a grader fault becomes a row with status grader-error
-        return grader_error("the grader hit an internal error", traceback.format_exc(), time.monotonic() - started)
+    report = grade_notebook(path, zygote, options["parts"], Limits(submission_seconds=options["budget"]),
+                            hide=options["hide"])
     internal = [f"{r.nodeid}\n{r.internal}" for r in report.results
                 if r.internal and (r.status == "grader-error" or options.get("debug"))]
     if status == "graded":
@@ -90,8 +97,8 @@ def grade_one(task, zygote, options):
     return {"status": status, "score": report.score, "max_score": report.max_score,
             "by_part": {part: [got, top] for part, (got, top) in report.by_part().items()},
             "problem": report.problem, "seconds": round(report.seconds, 2),
-            "gradescope": rep.gradescope(report, options["visibility"]), "table": rep.table(report),
-            "internal": internal}
+            "gradescope": rep.gradescope(report, options["visibility"], level=level),
+            "table": rep.table(report, level=level), "internal": internal}
 
 
 def grader_error(message, internal, seconds):

@@ -7,6 +7,7 @@ import statistics
 from pathlib import Path
 
 from .. import PARTS
+from ..engine.safe_text import csv_cell
 
 TAIL = ["total", "status", "seconds", "notebook", "sha256", "detail"]
 
@@ -46,11 +47,14 @@ def write_csv(rows, path):
 
 
 def _cell(value):
+    """A CSV cell: numbers as numbers; text escaped and never read as a formula (safe_text.csv_cell)."""
     if value is None:
         return ""
     if isinstance(value, float):
         return f"{value:g}" if value == round(value, 6) else f"{value:.6g}"
-    return value
+    if isinstance(value, int):
+        return value
+    return csv_cell(value)
 
 
 def _stats(values, top):

@@ -5,9 +5,15 @@ image, then copies run_autograder to /autograder/run_autograder and runs it per
 submission (https://gradescope-autograders.readthedocs.io/en/latest/specs/). The zip
 holds: setup.sh, run_autograder, requirements.txt (every package pinned), the grader
 (autograder/: engine, sandbox, hidden suites), the reference answers and the lab
-(solutions/reference, solutions/lab) that the suites compare with.
+(solutions/reference, solutions/lab) that the suites compare with, and the course's
+secret files (SECRET_FILES) when they exist: they end up under /autograder/source, which
+the sandboxed worker never sees.
+
+The feedback level students get (--feedback, or FEEDBACK=... given to make) is written
+into the zip's run_autograder.
 """
 import argparse
+import os
 import re
 import stat
 import sys
@@ -20,6 +26,9 @@ OUT = ROOT / "build" / "gradescope" / "autograder.zip"
 # What the grader imports at grading time; nothing of the release tooling or the notebook source.
 PACKAGES = ("autograder", "solutions/reference", "solutions/lab")
 FILES = ("solutions/__init__.py", "solutions/_shapes.py")
+# Per-course secrets (e.g. the key probes are drawn from): copied when present, at the same path.
+SECRET_FILES = ("build/secret.key",)
+FEEDBACK_LINE = re.compile(r"^FEEDBACK=\w+(?=\s)", re.MULTILINE)
 SKIP = re.compile(r"(^|/)(__pycache__|\.pytest_cache)(/|$)|\.pyc$"
                   r"|^autograder/flows/gradescope/(setup\.sh|run_autograder)$")  # templates: written at the root
 
@@ -51,7 +60,20 @@ def _add(archive, name, data, executable=False):
     archive.writestr(info, data)
 
 
-def build(out=OUT):
+def run_autograder(feedback):
+    """run_autograder with ``feedback`` as the level it grades with."""
+    from ...cli import FEEDBACK_LEVELS
+    if feedback not in FEEDBACK_LEVELS:
+        raise SystemExit(f"feedback level {feedback!r} is not one of {', '.join(FEEDBACK_LEVELS)}")
+    script, n = FEEDBACK_LINE.subn(f"FEEDBACK={feedback}", (HERE / "run_autograder").read_text(), count=1)
+    if n != 1:
+        raise SystemExit("run_autograder has no FEEDBACK=... line to write the level into")
+    return script
+
+
+def build(out=OUT, feedback=None):
+    from ...cli import DEFAULT_FEEDBACK
+    feedback = feedback or os.environ.get("FEEDBACK") or DEFAULT_FEEDBACK
     requirements = (ROOT / "requirements.txt").read_text()
     loose = loose_pins(requirements)
     if loose:
@@ -62,9 +84,10 @@ def build(out=OUT):
     for package in PACKAGES:
         files += [p for p in sorted((ROOT / package).rglob("*")) if p.is_file()]
     files = [p for p in files if not SKIP.search(p.relative_to(ROOT).as_posix())]
+    files += [ROOT / f for f in SECRET_FILES if (ROOT / f).is_file()]
     with zipfile.ZipFile(out, "w") as archive:
         _add(archive, "setup.sh", setup_script(requirements), executable=True)
-        _add(archive, "run_autograder", (HERE / "run_autograder").read_text(), executable=True)
+        _add(archive, "run_autograder", run_autograder(feedback), executable=True)
         _add(archive, "requirements.txt", requirements)
         for path in files:
             name = path.relative_to(ROOT).as_posix()
@@ -72,12 +95,19 @@ def build(out=OUT):
     return out
 
 
+def archive_text(path, name):
+    with zipfile.ZipFile(path) as archive:
+        return archive.read(name).decode()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.build", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--feedback", default=None,
+                        help="what students see: score, checks, values or hints (default: $FEEDBACK, else hints)")
     args = parser.parse_args(argv)
-    out = build(args.out)
+    out = build(args.out, args.feedback)
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
     suites = sum(n.startswith("autograder/suites/test_") for n in names)
@@ -85,6 +115,8 @@ def main(argv=None):
           f"{suites} hidden suites, {out.stat().st_size / 1024:.0f} KiB")
     print("  upload it as the autograder of a Gradescope programming assignment (Ubuntu base image);")
     print("  students upload one notebook, week7_attention.ipynb")
+    print(f"  feedback level: {FEEDBACK_LINE.search(archive_text(out, 'run_autograder')).group().split('=')[1]}"
+          + "".join(f"; includes {f}" for f in SECRET_FILES if f in names))
     return 0
 
 

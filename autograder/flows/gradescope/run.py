@@ -9,20 +9,45 @@ used to remind the student of their previous score.
 """
 import argparse
 import json
+import os
 import sys
 import time
 import traceback
 from pathlib import Path
 
-from ...engine import report as rep
+from ...engine.submission_file import is_notebook_name
+
+
+def _hidden(name):
+    return name.startswith(".") or name == "__MACOSX"
 
 
 def find_notebook(submission):
-    """(path, "") for the single notebook uploaded, else (None, message for the student)."""
+    """(path, "") for the single notebook uploaded, else (None, message for the student).
+
+    Nothing is followed: folders are walked without entering symbolic links, and every
+    entry named like a notebook counts, whatever it is (a link, a FIFO, a folder): the one
+    chosen is then read like every upload (engine/submission_file.py), which refuses what is
+    not a regular file with the same message as every other flow.
+    """
     submission = Path(submission)
-    files = sorted(p for p in submission.rglob("*") if p.is_file()
-                   and not any(part.startswith(".") or part == "__MACOSX" for part in p.relative_to(submission).parts))
-    notebooks = [p for p in files if p.suffix.lower() == ".ipynb"]
+    files, notebooks = [], []
+    for folder, dirs, names in os.walk(submission, followlinks=False):
+        here = Path(folder)
+        entries = []
+        for d in list(dirs):
+            if _hidden(d) or is_notebook_name(d) or (here / d).is_symlink():
+                dirs.remove(d)  # a folder named like a notebook, or a link: never entered
+                if not _hidden(d):
+                    entries.append(here / d)
+        entries += [here / n for n in names if not _hidden(n)]
+        for path in sorted(entries):
+            files.append(path)
+            if is_notebook_name(path.name):
+                notebooks.append(path)
+        dirs.sort()
+    files.sort()
+    notebooks.sort()
     top = [p for p in notebooks if p.parent == submission]
     if len(top) == 1:
         return top[0], ""
@@ -50,8 +75,9 @@ def previous_score(root):
         return None
 
 
-def grade(root, hide=(), visibility="visible", budget=300.0):
+def grade(root, hide=(), visibility="visible", budget=300.0, feedback="hints"):
     """The results.json dict for the submission under ``root``."""
+    from ...engine import report as rep
     from ...engine.grade import failed_everywhere, grade_notebook
     from ...engine.supervisor import Limits
     from ...engine.template import Zygote
@@ -66,11 +92,17 @@ def grade(root, hide=(), visibility="visible", budget=300.0):
             result = grade_notebook(notebook, zygote, limits=Limits(submission_seconds=budget), hide=hide)
         finally:
             zygote.close()
-    print(rep.table(result))
-    return rep.gradescope(result, visibility, previous=previous_score(root))
+    data = rep.gradescope(result, visibility, previous=previous_score(root), level=feedback)
+    print(rep.table(result, level=feedback))
+    return data
 
 
 def main(argv=None):
+    from ...cli import feedback_option, safe_streams
+    from ...engine import report as rep
+    from ...engine.safe_text import text
+
+    safe_streams()
     parser = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", default="/autograder")
@@ -78,14 +110,15 @@ def main(argv=None):
     parser.add_argument("--visibility", default="visible",
                         choices=["visible", "hidden", "after_due_date", "after_published"])
     parser.add_argument("--budget", type=float, default=300.0, help="seconds for the whole submission")
+    feedback_option(parser)
     args = parser.parse_args(argv)
     out = Path(args.root) / "results" / "results.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     try:
-        data = grade(args.root, args.hide, args.visibility, args.budget)
+        data = grade(args.root, args.hide, args.visibility, args.budget, args.feedback)
     except Exception:  # noqa: BLE001 - a grader fault still produces a valid results.json
-        print(traceback.format_exc(), file=sys.stderr)
+        print(text(traceback.format_exc(), multiline=True), file=sys.stderr)
         data = rep.crash_results("the grader hit an internal error", time.monotonic() - started)
         rep.write_json(data, out)
         return 2

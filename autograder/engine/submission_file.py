@@ -1,0 +1,119 @@
+"""The one way every flow opens a submitted notebook: a regular file, within the size limit.
+
+``grade``, ``grade-all`` and the Gradescope autograder read an upload only through
+``read_notebook``: opened without following a symbolic link (O_NOFOLLOW), without
+blocking on a FIFO (O_NONBLOCK), checked to be a regular file on the open descriptor
+(so a swap after the check changes nothing), and read up to the limit. Whatever is
+refused gets the same message in every flow, for the student:
+
+    week7_attention.ipynb is a symbolic link, not a regular file; upload the notebook file itself
+    your notebook week7_attention.ipynb is 40.2 MiB; the limit is 32 MiB ...
+
+A notebook over the limit is the student's failure (score 0 with that message), never a
+grader fault. ``MAX_NOTEBOOK_MIB`` is the one place the limit is set.
+"""
+import errno
+import math
+import os
+import stat
+from pathlib import Path
+
+MAX_NOTEBOOK_MIB = 32  # far above an honest notebook (the released one is ~60 KiB; 5 MiB literals grade)
+MAX_NOTEBOOK_BYTES = MAX_NOTEBOOK_MIB << 20
+
+# Statuses (grades.csv) of what is refused.
+NOT_A_NOTEBOOK, TOO_LARGE, MISSING = "not-a-notebook", "too-large", "no-notebook"
+
+
+class SubmissionFileError(Exception):
+    """The upload is not a notebook file we will read; ``str()`` is for the student, ``kind`` a status."""
+
+    def __init__(self, message, kind=NOT_A_NOTEBOOK):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _what(mode):
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def refusal(name, mode):
+    """The message for an upload that is not a regular file (``mode`` from lstat)."""
+    what = _what(mode)
+    if what == "not a regular file":
+        return f"{name} is not a regular file; upload the notebook file itself"
+    return f"{name} is {what}, not a regular file; upload the notebook file itself"
+
+
+def too_large(name, size, limit=MAX_NOTEBOOK_BYTES):
+    mib = math.ceil(size / (1 << 20) * 10) / 10  # rounded up: never "32.0 MiB; the limit is 32 MiB"
+    return (f"your notebook {name} is {mib:.1f} MiB; the limit is {limit / (1 << 20):g} MiB. Clear its outputs "
+            f"and remove large data from its cells, then submit it again")
+
+
+def check(path, limit=MAX_NOTEBOOK_BYTES):
+    """Raise SubmissionFileError if ``path`` (not followed) is not a regular file within ``limit``.
+
+    For finding submissions without reading them; ``read_notebook`` checks again on what it opens.
+    """
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise SubmissionFileError(f"{path.name} does not exist", MISSING) from None
+    except OSError as err:
+        raise SubmissionFileError(f"{path.name} could not be read ({err.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise SubmissionFileError(refusal(path.name, st.st_mode))
+    if st.st_size > limit:
+        raise SubmissionFileError(too_large(path.name, st.st_size, limit), TOO_LARGE)
+    return st
+
+
+def read_notebook(path, limit=MAX_NOTEBOOK_BYTES):
+    """The bytes of the regular file ``path``, at most ``limit`` of them; else SubmissionFileError."""
+    path = Path(path)
+    check(path, limit)  # no open() at all for a device, a FIFO or a link
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise SubmissionFileError(refusal(path.name, stat.S_IFLNK)) from None
+        if err.errno == errno.ENOENT:
+            raise SubmissionFileError(f"{path.name} does not exist", MISSING) from None
+        raise SubmissionFileError(f"{path.name} could not be read ({err.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped since the check
+            raise SubmissionFileError(refusal(path.name, st.st_mode))
+        if st.st_size > limit:
+            raise SubmissionFileError(too_large(path.name, st.st_size, limit), TOO_LARGE)
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:  # grew while read
+                raise SubmissionFileError(too_large(path.name, max(total, os.fstat(fd).st_size), limit), TOO_LARGE)
+        return b"".join(chunks)
+    except OSError as err:
+        raise SubmissionFileError(f"{path.name} could not be read ({err.strerror})") from None
+    finally:
+        os.close(fd)
+
+
+def is_notebook_name(name):
+    return name.lower().endswith(".ipynb")
