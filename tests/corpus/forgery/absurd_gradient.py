@@ -1,11 +1,8 @@
 """Item 2: the patched worker keeps the true loss value but forges the gradient of the training run's loss (grad=True calls): wrong shape, integer, nan, inf, a nested list, a string, a 64 MiB tensor. The student's failure (plain message), never "Autograder failed"; no variant beats the solution without the patch."""
 VARIANTS = {
     "wrong_shape": {"__GRAD__": "torch.ones(3, 3)"},
-    "int_dtype": {"__GRAD__": "torch.ones(reply.grad.shape, dtype=torch.int64)"},
     "nan": {"__GRAD__": "torch.full(reply.grad.shape, float('nan'))"},
-    "inf": {"__GRAD__": "torch.full(reply.grad.shape, float('inf'))"},
     "list": {"__GRAD__": "reply.grad.tolist()"},
-    "none": {"__GRAD__": "None"},
     "oversized": {"__GRAD__": "torch.zeros(17 << 20)"},
 }
 ADD = [("targets_solution", '''__HARNESS__

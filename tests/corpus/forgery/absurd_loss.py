@@ -2,12 +2,9 @@
 VARIANTS = {
     "int_10_400": {"__VALUE__": "10 ** 400"},
     "nan": {"__VALUE__": "torch.tensor(float('nan'))"},
-    "inf": {"__VALUE__": "torch.tensor(float('inf'))"},
     "string": {"__VALUE__": "'0.5'"},
-    "python_float": {"__VALUE__": "0.5"},
     "too_deep": {"__VALUE__": "_nest(5000)"},
     "many": {"__VALUE__": "list(range(200_000))"},
-    "vector": {"__VALUE__": "torch.ones(args[0].shape[:2])"},
     "none": {"__VALUE__": "None"},
 }
 ADD = [("targets_solution", '''__HARNESS__
