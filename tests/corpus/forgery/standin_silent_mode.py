@@ -8,4 +8,4 @@ if _calls is not None:
 
     _calls.ModelStandIn.train = _silent_train
 ''')]
-LOSES = ["A causal model handed over in train mode with dropout still gives ~0"]
+LOSES = ["A causal model handed over in train mode with dropout is run in eval mode, and gives ~0"]
