@@ -27,7 +27,7 @@ from autograder.flows.nbgrader import KERNEL_NAME, course as nc
 from autograder.flows.nbgrader import preprocessors as pp
 from autograder.flows.nbgrader.record import load_record
 from flows.shared import ASSIGNMENT, ROOT, by_part, cli_results, course
-from flows.submissions import dump, filled, submissions
+from flows.submissions import dump, filled, invalid_json, submissions
 
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 from hostile._harness import diff, processes, secret_lines, snapshot  # noqa: E402
@@ -36,6 +36,7 @@ from nbgrader_attacks import ATTACKS, MARK, SLEEP  # noqa: E402
 pytestmark = pytest.mark.slow
 HIDDEN = ("grade_part", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder.flows", "solutions.reference")
 ORDINARY = ["solution", "blank", "mask_diag", "swapped", "deleted_cell", "warns"]
+BROKEN = "not_a_notebook"  # nbgrader cannot autograde it: the flow must say so and exit 1
 FLOW = [sys.executable, "-m", "autograder.flows.nbgrader"]
 
 
@@ -66,6 +67,7 @@ def graded_course(tmp_path_factory):
     path, released, source = course(tmp_path_factory.mktemp("nbgrader"))
     texts = dict(submissions(released, source))
     texts["masks_blank"] = nbformat.writes(masks_blank(released, source))
+    texts[BROKEN] = invalid_json()
     baseline = {}
     for name, build in ATTACKS.items():
         texts[name], baseline[name] = build(released, filled(released, source), masks_blank(released, source),
@@ -99,11 +101,17 @@ def scores(graded_course, name):
     return {p: s for p, (s, _) in book.items()}
 
 
+def graded(graded_course):
+    return [n for n in graded_course["notebooks"] if n != BROKEN]
+
+
 def test_flow_autogrades_every_submission(graded_course):
     run = graded_course["run"]
     print(f"\nnbgrader flow: {len(graded_course['notebooks'])} submissions in {graded_course['seconds']:.1f} s")
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-6000:]
-    for name in graded_course["notebooks"]:
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-6000:]
+    error = run.stderr[run.stderr.index("ERROR: the gradebook does not hold"):]
+    assert "1 student(s)" in error and f"  {BROKEN}: nbgrader autograde failed" in error, error
+    for name in graded(graded_course):
         assert notebook_path(graded_course["path"], "autograded", name).exists(), name
         assert (graded_course["path"] / "feedback" / name / ASSIGNMENT / f"{ASSIGNMENT}.html").exists(), name
 
@@ -147,8 +155,15 @@ def test_gradebook_equals_cli(graded_course, name):
     assert book == pytest.approx(by_part(graded_course["cli"][name])), name
 
 
+def test_a_submission_nbgrader_cannot_autograde_is_reported_not_zeroed(graded_course):
+    record = load_record(graded_course["path"], BROKEN)
+    assert record["score"] == 0 and "not a valid Jupyter notebook" in record["problem"]
+    book = graded_course["auto"][BROKEN]  # nbgrader made an empty entry: scores are None, never a silent 0
+    assert book is None or all(s is None for s, _ in book.values())
+
+
 def test_gradebook_equals_the_isolated_records(graded_course):
-    for name in graded_course["notebooks"]:
+    for name in graded(graded_course):
         record = load_record(graded_course["path"], name)
         assert record is not None, name
         assert record["sha256"] == hashlib.sha256(graded_course["notebooks"][name].read_bytes()).hexdigest()
@@ -196,7 +211,7 @@ def test_feedback_html_has_no_hidden_tests(graded_course):
     import html as htmllib
     secrets = hidden_lines(graded_course)
     assert len(secrets) > 50
-    for name in graded_course["notebooks"]:
+    for name in graded(graded_course):
         page = (graded_course["path"] / "feedback" / name / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
         if name in ORDINARY:  # the attacks' own cells name these on purpose
             for marker in HIDDEN:
@@ -289,6 +304,7 @@ def test_crosscheck_reports_tampering_and_missing_entries(graded_course, tmp_pat
     copy_nb = path / "isolated" / "warns" / "submitted.ipynb"
     copy_nb.write_text(graded_course["texts"]["solution"])  # a different notebook than recorded
     shutil.rmtree(path / "isolated" / "blank")
+    assert "swapped" in nc.verify(path, ["swapped"], {"swapped": load_record(path, "swapped")})
     args = [sys.executable, "-m", "autograder", "crosscheck", str(path)]
     run = subprocess.run([*args, *[f"--student={s}" for s in ("solution", "swapped", "mask_diag", "warns",
                                                                 "blank", "deleted_cell")]],
@@ -363,7 +379,7 @@ def test_hide_hidden_tests_strips_graded_tracebacks():
 
 def test_export_writes_grades_csv(graded_course):
     rows = {r["student_id"]: r for r in csv.DictReader((graded_course["path"] / "grades.csv").open())}
-    assert set(rows) == set(graded_course["notebooks"])
+    assert set(graded(graded_course)) <= set(rows)
     assert float(rows["solution"]["raw_score"]) == sum(m for _, m in graded_course["book"]["solution"].values())
 
 

@@ -196,7 +196,11 @@ def autograde_course(course, student_ids=None, level="hints", log=print, zygote=
         stderr = "\n".join(r.stderr[-6000:] for r in runs if r.returncode != 0)
         log(f"nbgrader autograde exit status {max(r.returncode for r in runs)}\n{stderr}")
     if len(failed) < len(ids):  # nbgrader itself fails when no notebook was autograded
-        nbgrader(course, "generate_feedback", ASSIGNMENT, "--force")
+        if student_ids is None:
+            nbgrader(course, "generate_feedback", ASSIGNMENT, "--force")
+        for student in student_ids or ():
+            if student not in failed:
+                nbgrader(course, "generate_feedback", ASSIGNMENT, "--force", "--student", student)
     nbgrader(course, "export")
     log(f"feedback in {course / 'feedback'}/, grades in {course / 'grades.csv'}, "
         f"isolated records in {course / 'isolated'}/")
