@@ -31,7 +31,7 @@ from flows.submissions import dump, filled, invalid_json, submissions
 
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 from hostile._harness import diff, processes, secret_lines, snapshot  # noqa: E402
-from nbgrader_attacks import ATTACKS, MARK, SLEEP  # noqa: E402
+from nbgrader_attacks import ATTACKS, EXTRA_FILES, MARK, SLEEP  # noqa: E402
 
 pytestmark = pytest.mark.slow
 HIDDEN = ("grade_part", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder.flows", "solutions.reference")
@@ -73,6 +73,9 @@ def graded_course(tmp_path_factory):
         texts[name], baseline[name] = build(released, filled(released, source), masks_blank(released, source),
                                             path, ROOT)
     notebooks = {name: dump(text, notebook_path(path, "submitted", name)) for name, text in texts.items()}
+    for name, files in EXTRA_FILES.items():
+        for relative, text in files.items():
+            dump(text, notebook_path(path, "submitted", name).parent / relative)
     cli = {}
     worker = threading.Thread(target=lambda: cli.update(
         cli_results([notebooks[n] for n in ORDINARY], tmp_path_factory.mktemp("cli"))))
@@ -244,7 +247,7 @@ def test_vandal_changes_nothing_and_leaves_nothing(graded_course):
     changes = graded_course["changes"]
     assert changes["submitted"] == {"added": [], "removed": [], "changed": []}
     assert changes["cache"] == {"added": [], "removed": [], "changed": []}
-    assert not list(graded_course["path"].rglob(f"*{MARK}*")) and not Path(f"/tmp/{MARK}").exists()
+    assert not list(graded_course["path"].rglob(f"*{MARK}*")) and not list(Path("/tmp").glob(f"{MARK}*"))
     assert not list((ROOT / "build").rglob(f"*{MARK}*"))
     assert graded_course["survivors"] == {}
     with sqlite3.connect(graded_course["path"] / "gradebook.db") as db:
@@ -275,6 +278,21 @@ def test_forged_score_is_not_above_the_honest_one(graded_course):
     forged, honest = scores(graded_course, "forge"), scores(graded_course, "masks_blank")
     assert honest["masks"] == 0
     assert forged["masks"] <= honest["masks"] and sum(forged.values()) <= sum(honest.values())
+
+
+def test_files_beside_the_notebook_are_never_run(graded_course):
+    """nbgrader copies a submission's other files into the folder its kernel runs in; the kernel
+    (python -I) imports none of them, and the score is the notebook's."""
+    planted = notebook_path(graded_course["path"], "autograded", "planted_modules").parent
+    assert (planted / "ipykernel" / "__init__.py").exists()  # they were there ...
+    assert not list(Path("/tmp").glob(f"{MARK}*"))  # ... and never ran
+    assert scores(graded_course, "planted_modules") == scores(graded_course, "solution")
+
+
+def test_the_notebook_kernelspec_is_ignored(graded_course):
+    from autograder.flows.nbgrader.kernel import IsolatedKernel
+    nb = nbformat.read(notebook_path(graded_course["path"], "autograded", "forge"), as_version=4)
+    assert nb.metadata.language_info == IsolatedKernel.language_info
 
 
 def test_every_attack_scores_no_more_than_its_baseline(graded_course):

@@ -17,7 +17,10 @@ notebook it must score no better than). tests/test_nbgrader_flow.py grades them 
                       grade_id, a test cell with an old schema version
   forge               masks left blank + every forging trick: a fake masks test cell after the
                       real one, the real one's source replaced by its points, a solution cell
-                      that prints the points and defines grade_part
+                      that prints the points and defines grade_part, its own kernelspec
+  planted_modules     the solution + files beside it in its submission folder (nbgrader copies
+                      them into the folder its kernel runs in): ipykernel/, autograder/, zmq.py,
+                      sitecustomize.py, ipython_kernel_config.py, each writing a marker file
 """
 import copy
 import json
@@ -157,8 +160,20 @@ def forge(released, solution, masks_blank, course, root):
         "print(18.0)\n18.0"))
     for k, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{k}"
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "mine", "language": "python"}
     return nbformat.writes(nb), "masks_blank"
 
 
+def planted_modules(released, solution, masks_blank, course, root):
+    return nbformat.writes(solution), "solution"
+
+
+_PLANT = f"open('/tmp/{MARK}-planted', 'w').write('ran')\n"
+# Files an attack puts beside its notebook: {attack: {relative path: text}}.
+EXTRA_FILES = {"planted_modules": {name: _PLANT for name in (
+    "ipykernel/__init__.py", "autograder/__init__.py", "autograder/flows/__init__.py", "zmq.py", "traitlets.py",
+    "sitecustomize.py", "usercustomize.py", "ipython_kernel_config.py", "jupyter_config.py", "nbgrader_config.py")}}
+
+
 ATTACKS = {f.__name__: f for f in (stub_reads_hidden, vandal, meta_duplicate_id, meta_test_as_solution,
-                                   meta_cell_types, meta_bogus, forge)}
+                                   meta_cell_types, meta_bogus, forge, planted_modules)}
