@@ -6,7 +6,6 @@ module `make nbgrader-autograde` runs (python -m autograder.flows.nbgrader, with
 `nbgrader autograde`, generate_feedback and export) grades them once per session. The six
 ordinary notebooks are also graded once by `python -m autograder grade`.
 """
-import copy
 import csv
 import hashlib
 import json

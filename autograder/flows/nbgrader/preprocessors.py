@@ -171,5 +171,5 @@ class HideHiddenTests(NbGraderPreprocessor):
         return cell, resources
 
 
-__all__ = ["ASSIGNMENT", "HideHiddenTests", "IsolatedExecute", "MatchesRecord", "RestoreCellMetadata",
+__all__ = ["HideHiddenTests", "IsolatedExecute", "MatchesRecord", "RestoreCellMetadata",
            "RestoreDeletedCells"]
