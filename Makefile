@@ -11,7 +11,8 @@ export PATH := $(CURDIR)/.venv/bin:$(PATH)
 .PHONY: install release test test-fast test-part smoke train autograde grade-all nbgrader-autograde \
         crosscheck gradescope bench clean clean-course
 
-install: $(VENV)
+KERNEL_SPEC := .venv/share/jupyter/kernels/week7-isolated/kernel.json
+install: $(VENV) $(KERNEL_SPEC)
 $(VENV): requirements.txt
 	python3 -m venv .venv
 	.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
@@ -19,6 +20,10 @@ $(VENV): requirements.txt
 	echo "$(CURDIR)" > $$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/week7-package.pth
 	.venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (week7)" >/dev/null
 	touch $@
+# The kernel `nbgrader autograde` runs (--sys-prefix, next to python3): it runs no code, it answers each
+# test cell with the sandboxed grade (autograder/flows/nbgrader/kernel.py).
+$(KERNEL_SPEC): $(VENV) autograder/flows/nbgrader/course.py
+	$(PY) -m autograder.flows.nbgrader --install-kernel >/dev/null
 
 ## Instructor: build the nbgrader course, generate the student notebook, check it for leaks and drift.
 release: $(VENV)
@@ -48,15 +53,17 @@ train: $(VENV)
 autograde: $(VENV)
 	$(PY) -m autograder grade $(SUBMISSION) --out $(OUT)
 
-## nbgrader: autograde every build/course/submitted/<student>/week7_attention/ with the real
-## `nbgrader autograde`, then generate_feedback (HTML, hidden tests removed) and export (grades.csv).
-nbgrader-autograde: $(VENV)
+## nbgrader: grade every build/course/submitted/<student>/week7_attention/ in the sandbox (bytes and result kept
+## in build/course/isolated/), then the real `nbgrader autograde` in kernel week7-isolated (it runs no code: the
+## gradebook gets the sandboxed points), generate_feedback (HTML, hidden tests removed) and export (grades.csv).
+## make nbgrader-autograde [FEEDBACK=score|checks|values|hints]
+nbgrader-autograde: $(VENV) $(KERNEL_SPEC)
 	@test -f build/course/gradebook.db || $(MAKE) release
 	cp solutions/release/nbgrader_config.py build/course/nbgrader_config.py  # the current autograde settings
-	$(PY) -m autograder.flows.nbgrader_course build/course
+	$(PY) -m autograder.flows.nbgrader build/course --feedback $(or $(FEEDBACK),hints)
 
-## Regrade the course's submissions with the isolated grader; list students whose gradebook differs.
-crosscheck: $(VENV)
+## Regrade the recorded submissions (build/course/isolated/) with the isolated grader; list every gradebook mismatch.
+crosscheck: $(VENV) $(KERNEL_SPEC)
 	$(PY) -m autograder crosscheck build/course
 
 ## Gradescope: build/gradescope/autograder.zip (setup.sh, run_autograder, pinned requirements, grader).

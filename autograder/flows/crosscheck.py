@@ -1,60 +1,81 @@
-"""`python -m autograder crosscheck COURSE_DIR`: regrade nbgrader's submissions with the isolated grader.
+"""`python -m autograder crosscheck COURSE_DIR`: regrade the recorded submissions, compare with gradebook.db.
 
-nbgrader runs the hidden suites inside the student's own kernel (see nbgrader_cell); the
-CLI grader runs them against a sandboxed worker. Both should give every part the same
-points. This regrades each `COURSE_DIR/submitted/<student>/week7_attention/*.ipynb` with
-the CLI's engine (one shared worker template) and lists every student whose gradebook
-points differ, part by part. Exit status 1 when any differs or was never autograded.
+`make nbgrader-autograde` keeps, for each student, the exact bytes it graded and their
+sha256 in COURSE/isolated/<student>/ (see flows/nbgrader/record.py). This regrades those
+bytes with the isolated grader (one shared worker template, the course folder hidden from
+the worker) and compares every part with the gradebook. A mismatch is any of:
+
+* no record, a record whose copy no longer has its sha256, or a submission under
+  submitted/ that is no longer the recorded one (regrade with `make nbgrader-autograde`);
+* no gradebook entry, or an empty grade for a part (never read as 0);
+* a part whose gradebook points differ from the regrade (or from the record).
+
+Exit status 1 on any mismatch.
 """
 import sys
 import time
 from pathlib import Path
 
-TOLERANCE = 1e-6
-
-
-def compare(gradebook, isolated):
-    """[(part, gradebook score, isolated score)] where they differ; a missing part counts as None."""
-    parts = sorted(set(gradebook) | set(isolated))
-    out = []
-    for part in parts:
-        ours, theirs = gradebook.get(part), isolated.get(part)
-        if ours is None or theirs is None or abs(ours - theirs) > TOLERANCE:
-            out.append((part, ours, theirs))
-    return out
-
 
 def crosscheck(course, student_ids=None, hide=(), log=print):
-    """{student: [(part, gradebook, isolated), ...]} of every student whose points differ."""
-    from ..engine.grade import grade_notebook
+    """{student: [(part, gradebook, isolated), ...]} of every student with a mismatch."""
     from ..engine.template import Zygote
-    from .nbgrader_course import ASSIGNMENT, gradebook_points, students
 
     zygote = Zygote()  # first: forked from this process, it must not inherit the gradebook or the roster
-    course = Path(course).resolve()
-    differ = {}
     try:
-        ids = student_ids or students(course)
-        if not ids:
-            log(f"no submissions under {course / 'submitted'}/<student>/{ASSIGNMENT}/")
-            return differ
-        log(f"cross-checking {len(ids)} submission(s) of {course}")
-        book = gradebook_points(course, ids)
-        for student in ids:
-            notebook = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-            started = time.monotonic()
-            report = grade_notebook(notebook, zygote, hide=[str(course), *hide])
-            isolated = {part: got for part, (got, _) in report.by_part().items()}
-            if book.get(student) is None:
-                differ[student] = [("(not autograded by nbgrader)", None, report.score)]
-            else:
-                found = compare({p: s for p, (s, _) in book[student].items()}, isolated)
-                if found:
-                    differ[student] = found
-            log(f"  {student:<24}isolated {report.score:>6g}  "
-                f"{'DIFFERS' if student in differ else 'same'}  ({time.monotonic() - started:.1f} s)")
+        return _crosscheck(Path(course).resolve(), student_ids, hide, log, zygote)
     finally:
         zygote.close()
+
+
+def _crosscheck(course, student_ids, hide, log, zygote):
+    from ..engine.grade import grade_notebook
+    from .nbgrader import ASSIGNMENT
+    from .nbgrader.course import compare, gradebook_points, students
+    from .nbgrader.record import Unreadable, load_record, read_submission, record_dir, sha256
+
+    differ = {}
+    ids = student_ids or students(course)
+    if not ids:
+        log(f"no submissions under {course / 'submitted'}/<student>/{ASSIGNMENT}/")
+        return differ
+    log(f"cross-checking {len(ids)} submission(s) of {course}")
+    book = gradebook_points(course, ids)
+    for student in ids:
+        started = time.monotonic()
+        rows = []
+        record = load_record(course, student)
+        copy = record_dir(course, student) / "submitted.ipynb"
+        try:
+            data = copy.read_bytes()
+        except OSError:
+            data = None
+        if record is None or data is None:
+            rows.append(("(no isolated record)", None, None))
+        elif not record.get("sha256") or sha256(data) != record["sha256"]:
+            rows.append(("(recorded copy altered or unreadable)", None, None))
+        else:
+            try:
+                current = sha256(read_submission(course, student))
+            except Unreadable:
+                current = None
+            if current != record["sha256"]:
+                rows.append(("(submitted/ changed since autograde)", None, None))
+        isolated = {}
+        if not rows:
+            report = grade_notebook(copy, zygote, hide=[str(course), *hide])
+            isolated = {part: got for part, (got, _) in report.by_part().items()}
+            recorded = {p: v.get("score") for p, v in record.get("parts", {}).items()}
+            rows += [(f"{part} (record)", r, i) for part, r, i in compare(recorded, isolated)]
+        if book.get(student) is None:
+            rows.append(("(not in the gradebook)", None, sum(isolated.values()) if isolated else None))
+        elif isolated:
+            rows += compare({p: s for p, (s, _) in book[student].items()}, isolated)
+        if rows:
+            differ[student] = rows
+        total = f"{sum(isolated.values()):>6g}" if isolated else "     -"
+        log(f"  {student:<24}isolated {total}  {'DIFFERS' if rows else 'same'}  "
+            f"({time.monotonic() - started:.1f} s)")
     return differ
 
 
@@ -68,7 +89,7 @@ def _run(args):
     if not differ:
         print("every gradebook agrees with the isolated grader")
         return 0
-    print(f"{len(differ)} student(s) whose gradebook points differ from the isolated grader:")
+    print(f"{len(differ)} student(s) whose gradebook does not match the isolated grader:")
     for student, rows in differ.items():
         print(f"  {student}")
         for part, ours, theirs in rows:
@@ -84,3 +105,8 @@ def register(subparsers):
     parser.add_argument("--student", action="append", help="only this student (repeatable)")
     parser.add_argument("--hide", action="append", default=[], help="extra directory the worker must not see")
     parser.set_defaults(handler=_run)
+
+
+def compare(gradebook, isolated):  # kept for callers of the old module
+    from .nbgrader.course import compare as _compare
+    return _compare(gradebook, isolated)

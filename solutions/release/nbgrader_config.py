@@ -9,25 +9,35 @@ c.CourseDirectory.db_assignments = [dict(name="week7_attention")]
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# ---- Autograding (`make nbgrader-autograde`); each setting is exercised by tests/test_nbgrader_flow.py.
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
-from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, GetGrades, OverwriteKernelspec  # noqa: E402,E501
+# ---- Autograding (`make nbgrader-autograde` = python -m autograder.flows.nbgrader); each setting is
+# exercised by tests/test_nbgrader_flow.py. No student code runs in nbgrader: the flow grades every
+# submission in the sandbox first, and nbgrader's kernel (`week7-isolated`) only answers each test
+# cell with that recorded score. A bare `nbgrader autograde` (no record) fails for every student.
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds,  # noqa: E402
+                                    GetGrades, IgnorePattern, LimitOutput, OverwriteKernelspec, SaveAutoGrades)
 
-from autograder.flows.nbgrader_course import HideHiddenTests, RestoreDeletedCells  # noqa: E402
+from autograder.flows.nbgrader import KERNEL_NAME  # noqa: E402
+from autograder.flows.nbgrader.preprocessors import (HideHiddenTests, IsolatedExecute, MatchesRecord,  # noqa: E402
+                                                     RestoreCellMetadata, RestoreDeletedCells)
 
-# Any stderr output zeroes a test cell, whatever score the cell returned. Warnings are not
-# failures: drop stderr streams that hold one (`...: UserWarning: ...`, a logged `WARNING: ...`,
-# PyTorch's C++ `[W ...] ...`). grade_part silences Python warnings, but not a logging handler
-# the student set up (it holds the kernel's stderr).
+# The kernel: nbclient runs the notebook's own kernelspec (`python3`) unless Execute.kernel_name is
+# set; IsolatedExecute refuses any other kernel even without this line.
+c.Execute.kernel_name = KERNEL_NAME
+# Metadata tricks (duplicate grade_id, a test cell re-marked as a solution, changed cell types, bogus
+# grade cells) would make autograde fail for the student: RestoreCellMetadata puts the instructor's
+# metadata back first. MatchesRecord: the file nbgrader reads is the one the isolated grader graded.
+# A deleted test cell is put back (nbgrader 0.9.6's own add_missing_cells crashes on this notebook).
+c.OverwriteCells.add_missing_cells = True
+c.Autograde.sanitize_preprocessors = [RestoreCellMetadata, MatchesRecord, ClearOutput, DeduplicateIds,
+                                      OverwriteKernelspec, RestoreDeletedCells, CheckCellMetadata]
+c.Autograde.autograde_preprocessors = [IsolatedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+# Any stderr output zeroes a test cell. The isolated kernel writes none; kept as a guard.
 c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"(?mi)\b\w*warning\b|^\[W[\d ]"
-# A student who deletes a graded cell is still graded: the cell is put back from the gradebook.
-# (nbgrader's own OverwriteCells.add_missing_cells crashes on this notebook; see RestoreDeletedCells.)
-c.OverwriteCells.add_missing_cells = True
-c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreDeletedCells,
-                                      CheckCellMetadata]
-# Seconds per cell (the training part trains a small model); a cell past it is interrupted and scores 0.
-c.Execute.timeout = 240
+# Seconds per cell: the kernel answers at once; a silent kernel is a fault, and the cell scores 0.
+c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True
 # Feedback HTML: no hidden-test source, no internal tracebacks from the graded cells.
 c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]

@@ -1,0 +1,151 @@
+"""One submission's isolated grade, kept where students never reach: COURSE/isolated/<student>/.
+
+    submitted.ipynb   the exact bytes read from submitted/<student>/<assignment>/ (read once)
+    record.json       their sha256, per-part scores and the test cells' text, every check,
+                      every executed cell's output and error, when and how long
+
+Written by the flow before `nbgrader autograde` runs; read by the kernel nbgrader starts
+(kernel.py) and by crosscheck. No student code ever runs outside the sandbox, and the
+sandbox hides the whole course folder, so nothing a submission does can reach this folder.
+This module imports neither torch nor nbgrader (the kernel imports it).
+"""
+import hashlib
+import json
+import os
+import stat
+import time
+from pathlib import Path
+
+from . import ASSIGNMENT, RECORDS
+
+MAX_BYTES = 64 << 20  # a notebook above this is not read (the worker's file limit is the same)
+VERSION = 1
+
+
+class Unreadable(Exception):
+    """The submission cannot be taken as the student's notebook; the message is for the student."""
+
+
+def record_dir(course, student):
+    return Path(course) / RECORDS / student
+
+
+def submitted_path(course, student):
+    return Path(course) / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+
+
+def read_submission(course, student):
+    """The submitted notebook's bytes, read once, never through a symlink; else Unreadable.
+
+    Each component below COURSE/submitted is opened with O_NOFOLLOW, and the file must be
+    a regular file: a link to a classmate's notebook, the reference or a device is refused.
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    names = (student, ASSIGNMENT, f"{ASSIGNMENT}.ipynb")
+    fds = [os.open(Path(course) / "submitted", os.O_RDONLY | os.O_DIRECTORY)]
+    try:
+        for depth, name in enumerate(names):
+            last = depth == len(names) - 1
+            try:
+                fd = os.open(name, flags | (0 if last else os.O_DIRECTORY), dir_fd=fds[-1])
+            except OSError as err:
+                raise Unreadable(f"{'/'.join(names[:depth + 1])} is not a {'file' if last else 'folder'} "
+                                 f"that can be read ({err.strerror}); symbolic links are refused") from err
+            fds.append(fd)
+        info = os.fstat(fds[-1])
+        if not stat.S_ISREG(info.st_mode):
+            raise Unreadable(f"{ASSIGNMENT}.ipynb is not a regular file")
+        if info.st_size > MAX_BYTES:
+            raise Unreadable(f"{ASSIGNMENT}.ipynb is {info.st_size} bytes, above the {MAX_BYTES} byte limit")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fds[-1], 1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_BYTES:
+                raise Unreadable(f"{ASSIGNMENT}.ipynb grew above the {MAX_BYTES} byte limit while read")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        for fd in reversed(fds):
+            os.close(fd)
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def keep_copy(course, student, data):
+    """Write the bytes to COURSE/isolated/<student>/submitted.ipynb (owner-only); return the path."""
+    folder = record_dir(course, student)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(folder.parent, 0o700)
+    os.chmod(folder, 0o700)
+    for name in ("record.json", "submitted.ipynb"):  # a stale record never outlives a new copy
+        (folder / name).unlink(missing_ok=True)
+    path = folder / "submitted.ipynb"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    return path
+
+
+def write_record(course, student, record):
+    folder = record_dir(course, student)
+    tmp = folder / "record.json.tmp"
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(record, handle, indent=1)
+    os.replace(tmp, folder / "record.json")
+
+
+def load_record(course, student):
+    """The record of a student, or None when there is none (or it cannot be read)."""
+    try:
+        with open(record_dir(course, student) / "record.json") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("version") != VERSION or record.get("student") != student:
+        return None
+    return record
+
+
+def part_text(part, score, top, results, level, problem=""):
+    """What a test cell shows: the part's points, then each check as feedback ``level`` allows."""
+    lines = [f"Part {part}: {score:g} / {top:g}"]
+    if problem:
+        lines.append(f"  {problem}")
+    if level != "score":
+        for r in results:
+            mark = "ok  " if r.status == "passed" else "FAIL"
+            detail = r.feedback(level)
+            lines.append(f"  {mark} {r.title} ({r.score:g}/{r.points:g})" + (f": {detail}" if detail else ""))
+    return "\n".join(lines) + "\n"
+
+
+def build_record(student, digest, report, cells, level, started):
+    """The record.json dict of one graded submission (``report``: the engine's GradeReport)."""
+    parts = report.by_part()
+    by_part = {}
+    for r in report.results:
+        by_part.setdefault(r.part, []).append(r)
+    executed = {c.index: c for c in report.executed}
+    return {
+        "version": VERSION, "student": student, "assignment": ASSIGNMENT, "sha256": digest,
+        "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
+        "seconds": round(time.time() - started, 3), "feedback": level, "problem": report.problem,
+        "score": report.score, "max_score": report.max_score,
+        "parts": {p: {"score": s, "max": m, "text": part_text(p, s, m, by_part.get(p, []), level, report.problem)}
+                  for p, (s, m) in parts.items()},
+        "results": [{"nodeid": r.nodeid, "part": r.part, "title": r.title, "points": r.points, "score": r.score,
+                     "status": r.status, "message": r.message, "hint": r.hint, "internal": r.internal}
+                    for r in report.results],
+        # Every code cell as the sandbox saw it; those that ran carry their output and error.
+        "cells": [dict({"index": i, "source": source},
+                       **({"ran": True, "output": executed[i].output, "error": executed[i].error,
+                           "fatal": executed[i].fatal} if i in executed else {"ran": False}))
+                  for i, source in enumerate(cells) if source],
+    }
