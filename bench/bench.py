@@ -93,7 +93,7 @@ def build(workdir, n, broken_every):
     if workdir.exists():
         shutil.rmtree(workdir)
     course = workdir / "course"
-    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
+    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback", "isolated"))
     shutil.copy(ROOT / "solutions" / "release" / "nbgrader_config.py", course / "nbgrader_config.py")
     notebooks, broken = [], set()
     for i in range(n):
@@ -194,6 +194,20 @@ def load():
     return " / ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def stock_course(course, workdir):
+    """A copy of the bench course with nbgrader's stock settings (the notebook's own python3 kernel)."""
+    stock = workdir / "course-stock"
+    shutil.rmtree(stock, ignore_errors=True)
+    shutil.copytree(course, stock, ignore=shutil.ignore_patterns("isolated", "autograded", "feedback"))
+    (stock / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.root = {str(stock)!r}\n"
+        "c.CourseDirectory.course_id = 'week7'\n"
+        f"c.CourseDirectory.db_assignments = [dict(name={ASSIGNMENT!r})]\n"
+        "c.Execute.timeout = 240\n")
+    return stock
+
+
 def grade_all(course, jobs, out_dir):
     out = out_dir / f"grades-j{jobs}.csv"
     seconds, _ = timed([sys.executable, "-m", "autograder", "grade-all", str(course), "--out", str(out),
@@ -261,14 +275,22 @@ def main(argv=None):
         batch[jobs] = grade_all(course, jobs, args.workdir)
         print(f"  grade-all --jobs {jobs}: {batch[jobs][0]:.1f} s for {len(batch[jobs][1])}", flush=True)
 
-    # (c) nbgrader autograde, one student per call (as `make nbgrader-autograde` does)
+    # (c) stock nbgrader autograde, one student per call: what a course without this package pays. A
+    # copy of the course with nbgrader's defaults (the notebook runs in the `python3` kernel, cells and
+    # all); its test cells no longer grade in the student's kernel (that flow is retired), so this is a
+    # lower bound on stock nbgrader's cost, not a grade.
     nb_students = [p.parent.parent.name for p in notebooks[:args.nbgrader_n]]
+    stock = stock_course(course, args.workdir)
     nb_times, nb_env = [], env(GRADING="1", MPLBACKEND="Agg", OMP_NUM_THREADS="1",
                                JUPYTER_PATH=os.path.join(sys.prefix, "share", "jupyter"))
     for student in nb_students:
         nb_times.append(timed([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", student,
-                               "--force"], cwd=course, environ=nb_env, kind="nbgrader")[0])
-        print(f"  nbgrader autograde {student}: {nb_times[-1]:.1f} s", flush=True)
+                               "--force"], cwd=stock, environ=nb_env, kind="nbgrader")[0])
+        print(f"  stock nbgrader autograde {student}: {nb_times[-1]:.1f} s", flush=True)
+    # (d) the confined flow instructors run (`make nbgrader-autograde`): sandboxed grades, then nbgrader
+    confined, _ = timed([sys.executable, "-m", "autograder.flows.nbgrader", str(course),
+                         *[f"--student={s}" for s in nb_students]], environ=nb_env, kind="confined")
+    print(f"  make nbgrader-autograde ({len(nb_students)} students): {confined:.1f} s", flush=True)
     nb_scores, log["load_end"] = nbgrader_scores(course, nb_students), load()
 
     floor = median(floor_import) + compute
@@ -303,7 +325,9 @@ def main(argv=None):
         f"{median([float(r['seconds']) for r in j1_rows]):.2f} | | |",
         f"| `grade-all --jobs {args.jobs}` (wall / N) | {per_jn:.2f} | "
         f"{per_j1 / per_jn:.2f} x faster than --jobs 1 | |",
-        f"| `nbgrader autograde` (one call per student, n={len(nb_times)}) | {nbg:.2f} | "
+        f"| `make nbgrader-autograde` (confined: sandboxed grade + nbgrader, n={len(nb_students)}, wall / n) | "
+        f"{confined / len(nb_students):.2f} | | |",
+        f"| stock `nbgrader autograde` (python3 kernel, one call per student, n={len(nb_times)}) | {nbg:.2f} | "
         f"{nbg / per_j1:.1f} x `--jobs 1`, {nbg / per_jn:.1f} x `--jobs {args.jobs}` | "
         f">= 25 x slower than batch (both): {'met' if nbg >= 25 * max(per_j1, per_jn) else 'NOT met'} |",
         "",
@@ -316,7 +340,8 @@ def main(argv=None):
         f"Scores: grade-all --jobs 1 gave {sum(float(r['total']) == 100 for r in j1_rows)} x 100 and "
         f"{sorted(float(r['total']) for r in j1_rows if r['student'] in broken)} for the broken ones; "
         f"--jobs {args.jobs} {'agrees' if same else 'DIFFERS'}; "
-        f"nbgrader totals {nb_scores} ({'same totals as ours' if agree else 'totals differ from ours'}).",
+        f"make nbgrader-autograde's gradebook totals {nb_scores} "
+        f"({'same totals as ours' if agree else 'totals differ from ours'}).",
         f"CPU seconds (user + system, all processes; less sensitive to the load than wall time): "
         f"import torch {median(CPU['import']):.1f}, cold grade {median(CPU['cold']):.1f}, "
         f"grade-all --jobs 1 {CPU['j1'][0] / len(j1_rows):.1f} and --jobs {args.jobs} "
