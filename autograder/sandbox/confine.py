@@ -39,14 +39,18 @@ def can_isolate():
     return os.geteuid() == 0 and not os.environ.get("AUTOGRADER_NO_NAMESPACES")
 
 
-def enter_namespaces():
-    """In the keeper: new PID/mount/net/IPC/UTS namespaces for the worker it forks next."""
-    unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+def enter_pid_namespace():
+    """In the keeper: the next fork becomes PID 1 of a fresh PID namespace (the keeper itself stays outside)."""
+    unshare(CLONE_NEWPID)
 
 
-def enter_cgroup_namespace():
-    """In the worker, once inside its control group: /proc/self/cgroup then shows "/", not the host's paths."""
-    unshare(CLONE_NEWCGROUP)
+def enter_namespaces(cgroup):
+    """In the worker (still root): its own mount, network, IPC and UTS namespaces, and (``cgroup``, once
+    inside its control group) its own cgroup namespace, so /proc/self/cgroup shows "/", not the host's paths.
+
+    The keeper must not share them: pivot_root moves every process of the mount namespace.
+    """
+    unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWCGROUP if cgroup else 0))
 
 
 def name_host():

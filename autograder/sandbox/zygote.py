@@ -98,7 +98,7 @@ def keep(config, worker_fd, report_w, lab):
     group = budget.Group.create(budget.group_name(me), config["memory_mib"], config["processes"])
     try:
         if config["isolated"]:
-            confine.enter_namespaces()  # the next fork becomes PID 1 of a fresh namespace
+            confine.enter_pid_namespace()
         worker_pid = os.fork()
         if worker_pid == 0:
             os.close(report_w)
@@ -141,8 +141,7 @@ def run_worker(config, worker_fd, lab, uid, group):
     #    worker itself, never the grader's group.
     os.setsid()
     if config["isolated"]:
-        if group is not None:
-            confine.enter_cgroup_namespace()
+        confine.enter_namespaces(cgroup=group is not None)
         confine.name_host()
         work = confine.build_filesystem(config, uid)  # 3. a root of its own (pivot_root)
         os.chdir(work)
@@ -172,6 +171,7 @@ def serve(control, lab_source):
     import select
     libc = ctypes.CDLL(None)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the grading process
+    budget.mechanism()  # decided while the grader's environment (AUTOGRADER_NO_CGROUPS) is still readable
     forget_the_grader()
     budget.sweep()  # groups of keepers that were SIGKILLed before they could remove them
     torch.set_num_threads(1)  # workers forked before the warm-up compute on one thread too
