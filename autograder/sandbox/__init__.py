@@ -1,1 +1,29 @@
-"""Code that runs inside the untrusted worker. Nothing here may import the hidden suites or solutions."""
+"""Code that runs inside the untrusted worker. Nothing here may import the hidden suites or solutions.
+
+The process tree of one grade (as root; engine/template.py's `Zygote` is the grader's handle
+on the template, sandbox/zygote.py the template process itself)::
+
+    grading process (root)                       engine/: hidden suites, reference, results
+    └── template (zygote.py)                     forked right after `import torch`; forgets the
+        │                                        grader's environment, argv and frames; subreaper
+        └── keeper, one per worker (zygote.keep) creates the tree's control group (budget.py),
+            │                                    uid = 100000 + its pid (identity.py); watches,
+            │                                    reaps, removes the group; SIGTERM when the template dies
+            └── worker = PID 1 of a new PID ns   joins the group, own mount/net/IPC/UTS/cgroup ns,
+                └── anything the notebook starts pivot_root onto its own root (confine.py), clean
+                                                 environment, setuid, fresh keyrings, rlimits
+
+A worker's life, from fork to kill::
+
+    grader ──request(config, socket fd)──▶ template ──fork──▶ keeper ──fork──▶ worker
+    grader ◀──────────── worker pid ◀───── template ◀─ pid ── keeper
+    worker: budget → session → namespaces → root → environment → uid → keyrings → limits
+    grader ──init(cells)──▶ worker ──cell_start/cell_end…, ready──▶ grader
+    grader ──call / train──▶ worker ──reply──▶ grader        (as often as the checks need)
+    grader: SIGKILL worker (its PID namespace goes with it) → keeper reaps it, removes the
+    control group, exits → template reaps the keeper. Workers are never reused.
+
+What each step bounds is in the module that does it: budget.py (memory, processes and CPU
+of the whole tree), identity.py (uid, keyrings, environment, command line), confine.py
+(namespaces, file system, per-process limits).
+"""

@@ -1,16 +1,21 @@
 """Confine a freshly forked worker before any student code runs.
 
-As root (Gradescope, CI) the worker gets its own PID, mount and network namespaces, an
-unprivileged uid, fresh tmpfs for /tmp and its work directory, and the grader's files
-hidden behind empty mounts. Without root only the rlimits, a new session and a private
-work directory apply (the README says what that does not protect).
+As root (Gradescope, CI) the worker gets its own PID, mount, network, IPC, UTS and cgroup
+namespaces, a root file system of its own (pivot_root onto a tmpfs holding the system
+directories and the Python installation read-only, fresh /proc, /dev and private tmpfs
+scratch space), and an unprivileged uid of its own (identity.py). Without root only the
+rlimits, the tree's budget (budget.py), a new session and a private work directory apply
+(the README says what that does not protect).
 """
 import ctypes
 import os
+import platform
 import resource
+import stat
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+CLONE_NEWUTS, CLONE_NEWCGROUP = 0x04000000, 0x02000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE = 38, 4
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -34,81 +39,123 @@ def can_isolate():
     return os.geteuid() == 0 and not os.environ.get("AUTOGRADER_NO_NAMESPACES")
 
 
-def enter_namespaces():
-    """In the intermediate child: new PID/mount/net/IPC namespaces for the worker it forks next."""
-    unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)
+def enter_pid_namespace():
+    """In the keeper: the next fork becomes PID 1 of a fresh PID namespace (the keeper itself stays outside)."""
+    unshare(CLONE_NEWPID)
 
 
-# Top-level directories a worker may see: the system itself. Everything else (/work, /home,
-# /opt, /srv, /mnt, /run, /var, /root, /autograder, ...) is covered, because another
-# checkout of this package (a developer's, a CI clone's) may sit anywhere on the machine.
-SYSTEM_DIRS = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev", "proc", "sys", "tmp"}
+def enter_namespaces(cgroup):
+    """In the worker (still root): its own mount, network, IPC and UTS namespaces, and (``cgroup``, once
+    inside its control group) its own cgroup namespace, so /proc/self/cgroup shows "/", not the host's paths.
+
+    The keeper must not share them: pivot_root moves every process of the mount namespace.
+    """
+    unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWCGROUP if cgroup else 0))
 
 
-def outside_system_dirs():
-    return [os.path.join("/", name) for name in sorted(os.listdir("/")) if name not in SYSTEM_DIRS]
+def name_host():
+    """In the worker's own UTS namespace: the host's name is not its business."""
+    _check(_libc.sethostname(b"sandbox", 7), "sethostname")
 
 
-def build_filesystem(config):
-    """In the worker (PID 1 of its namespace, still root): hide the grader, give it a private tmpfs.
+# What a worker's root holds, besides the kept Python installation and venv: the system itself,
+# read-only. Everything else on the machine (/work, /home, /root, /opt, /autograder, /run, /var,
+# any other checkout of this package) simply is not in its mount namespace.
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
+DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9), "tty": (5, 0)}
+NEW_ROOT = "/tmp"  # where the new root is assembled (a fresh tmpfs, in the worker's mount namespace only)
+MNT_DETACH = 2
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
 
-    ``hide``: directories covered by an empty tmpfs (the grader's checkout with its hidden
-    suites and reference, results, other submissions, /root). ``keep``: directories under
-    them the worker still needs read-only (the Python installation and the venv). They are
-    held open (O_PATH) before anything covers them — they may well live under /tmp or
-    under a hidden checkout — then bound back in place through /proc/self/fd.
+
+def pivot_root(new_root, put_old):
+    _check(_libc.syscall(_SYS_PIVOT_ROOT, new_root.encode(), put_old.encode()), "pivot_root")
+
+
+def _bind_read_only(source, target):
+    mount(source, target, None, MS_BIND)
+    mount("none", target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def build_filesystem(config, uid):
+    """In the worker (PID 1 of its namespace, still root): a root of its own, then pivot_root into it.
+
+    The new root is a fresh tmpfs holding read-only binds of the system directories and
+    of ``keep`` (the Python installation and the venv, at their own paths), fresh /proc,
+    /sys and /dev, and private tmpfs mounts for /tmp, /var/tmp and /dev/shm; the old root
+    is then detached, so /proc/self/mountinfo lists these mounts and nothing of the host.
+    Everything is opened (O_PATH) before the first mount, since a kept directory may
+    live under /tmp, which the new root covers. ``hide`` entries that fall inside a
+    visible tree are covered by an empty tmpfs.
     """
     mount("none", "/", None, MS_REC | MS_PRIVATE)
-    held = [(keep, os.open(keep, os.O_PATH | os.O_DIRECTORY)) for keep in config["keep"]]
-    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['disk_mib']}m,mode=1777")
-    for path in [*config["hide"], *outside_system_dirs()]:
-        if os.path.isdir(path) and not os.path.islink(path):
-            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
-    for keep, fd in held:
-        if not os.path.isdir(keep):
-            os.makedirs(keep)
-            mount(f"/proc/self/fd/{fd}", keep, None, MS_BIND | MS_REC)
-            mount("none", keep, None, MS_BIND | MS_REC | MS_RDONLY | MS_REMOUNT)
+    links, binds = [], []
+    for name in SYSTEM_DIRS:
+        path = "/" + name
+        if os.path.islink(path):
+            links.append((path, os.readlink(path)))
+        elif os.path.isdir(path):
+            binds.append((path, os.open(path, os.O_PATH | os.O_DIRECTORY)))
+    binds += [(keep, os.open(keep, os.O_PATH | os.O_DIRECTORY)) for keep in config["keep"]]
+    has_mqueue = os.path.isdir("/dev/mqueue")
+
+    new = NEW_ROOT
+    disk = f"size={config['disk_mib']}m,mode=1777"
+    mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    for path in ("/tmp", "/var/tmp", "/proc", "/sys", "/dev", "/old_root"):
+        os.makedirs(new + path, mode=0o755)
+    mount("tmpfs", new + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, disk)
+    mount("tmpfs", new + "/var/tmp", "tmpfs", MS_NOSUID | MS_NODEV, disk)
+    for path, target in links:
+        os.symlink(target, new + path)
+    for path, fd in binds:
+        os.makedirs(new + path, mode=0o755, exist_ok=True)
+        _bind_read_only(f"/proc/self/fd/{fd}", new + path)
         os.close(fd)
-    for shared in WRITABLE:
-        if os.path.isdir(shared):
-            mount("tmpfs", shared, "tmpfs", MS_NOSUID | MS_NODEV, f"size={config['disk_mib']}m,mode=1777")
-    freeze_host_mounts()
-    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
+    for path in config["hide"]:  # inside a visible tree (an ancestor of a kept directory holds nothing else)
+        if any(os.path.commonpath([path, keep]) == path for keep in config["keep"]):
+            continue
+        if os.path.isdir(new + path) and not os.path.islink(new + path):
+            mount("tmpfs", new + path, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=64k,mode=0755")
+    _build_dev(new + "/dev", disk, has_mqueue)
+    mount("proc", new + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    try:  # CPU topology for os.cpu_count() and friends; this network namespace's devices only
+        mount("sysfs", new + "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        pass
+
+    os.chdir(new)
+    pivot_root(".", "old_root")
+    os.chdir("/")
+    _check(_libc.umount2(b"/old_root", MNT_DETACH), "umount /old_root")
+    os.rmdir("/old_root")
+    mount("none", "/", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     work = "/tmp/work"
     os.makedirs(work, mode=0o700)
-    os.chown(work, config["uid"], config["uid"])
+    os.chown(work, uid, uid)
     return work
 
 
-# The worker's only writable places: fresh tmpfs mounts, gone with its mount namespace.
-WRITABLE = ("/var/tmp", "/dev/shm", "/dev/mqueue")
-NOT_FROZEN = ("/proc", "/sys", "/dev", "/tmp", *WRITABLE)  # device nodes need /dev writable; /sys is root-only
-
-
-def _mount_points():
-    with open("/proc/self/mountinfo") as info:
-        points = [line.split()[4] for line in info]
-    # mountinfo escapes spaces, tabs, newlines and backslashes as octal (\040)
-    return [p.encode().decode("unicode_escape").encode("latin-1").decode() for p in points]
-
-
-def freeze_host_mounts():
-    """Remount every host mount read-only in this mount namespace (the host's own mounts are untouched).
-
-    Permissions alone are not enough: world-writable directories such as /run/lock
-    would let a submission leave files on the host, or pass notes to the next one.
-    The root must freeze or no student code runs; any other mount that refuses is
-    still covered by the unprivileged uid and its permissions.
-    """
-    for point in dict.fromkeys(_mount_points()):  # in mount order, each once
-        if any(point == p or point.startswith(p + "/") for p in NOT_FROZEN):
-            continue
+def _build_dev(dev, disk, has_mqueue):
+    """A minimal /dev: the harmless character devices, the usual links, a private /dev/shm."""
+    mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
+    for name, (major, minor) in DEVICES.items():
         try:
-            mount("none", point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
-        except OSError:
-            if point == "/":
-                raise
+            os.mknod(f"{dev}/{name}", stat.S_IFCHR | 0o666, os.makedev(major, minor))
+            os.chmod(f"{dev}/{name}", 0o666)
+        except OSError:  # no CAP_MKNOD (some containers): bind the host's node instead
+            if os.path.exists(f"/dev/{name}"):
+                open(f"{dev}/{name}", "w").close()
+                mount(f"/dev/{name}", f"{dev}/{name}", None, MS_BIND)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{dev}/{name}")
+    os.mkdir(f"{dev}/shm")
+    mount("tmpfs", f"{dev}/shm", "tmpfs", MS_NOSUID | MS_NODEV, disk)
+    if has_mqueue:
+        os.mkdir(f"{dev}/mqueue")
+        mount("tmpfs", f"{dev}/mqueue", "tmpfs", MS_NOSUID | MS_NODEV, disk)
+    mount("none", dev, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 
 
 def drop_privileges(uid):

@@ -19,10 +19,11 @@ import signal
 import socket
 import struct
 import sys
+import time
 
 import torch
 
-from . import confine, worker
+from . import budget, confine, identity, worker
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -55,26 +56,18 @@ def reap(*_):
 
 
 def start_worker(config, worker_fd, control, lab):
-    """Fork a confined worker; return its pid in our PID namespace."""
-    isolated = config["isolated"]
+    """Fork a keeper, which forks the confined worker; return the worker's pid in our PID namespace."""
     report_r, report_w = os.pipe()
     pid = os.fork()
-    if pid:  # zygote
+    if pid:  # the template
         os.close(report_w)
         data = os.read(report_r, 64)
         os.close(report_r)
         return int(data or b"-1")
-    try:  # intermediate child
+    try:  # the keeper
         os.close(report_r)
         control.close()
-        if isolated:
-            confine.enter_namespaces()  # the next fork becomes PID 1 of a fresh namespace
-        child = os.fork()
-        if child:
-            os.write(report_w, str(child).encode())
-            os._exit(0)
-        os.close(report_w)
-        run_worker(config, worker_fd, lab)
+        keep(config, worker_fd, report_w, lab)
     except BaseException as err:  # noqa: BLE001 - a confinement failure must never run student code
         try:
             os.write(2, f"worker confinement failed: {err!r}\n".encode())
@@ -82,18 +75,84 @@ def start_worker(config, worker_fd, control, lab):
             os._exit(70)
 
 
-def run_worker(config, worker_fd, lab):
-    # Its own session and process group: killpg(0) from student code then reaches only the
-    # worker itself, never the grader's group (where concurrent workers of the same uid live).
+def keep(config, worker_fd, report_w, lab):
+    """The keeper's life: budget and namespaces, fork the worker, watch it, clean up after it.
+
+    It lives exactly as long as the worker's tree, so its pid names the tree: the uid
+    (identity.worker_uid) and the control group (budget.group_name) are unique while it
+    lives. It is the tree's subreaper; it leaves the grader's process group (a killpg of
+    the grader must not stop it before it has cleaned up) and takes SIGTERM when the
+    template dies, which kills the tree. It never runs student code.
+    """
+    import ctypes
+    libc = ctypes.CDLL(None)
+    me, template = os.getpid(), os.getppid()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, lambda *_: budget.kill_descendants(me))
+    os.setpgid(0, 0)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != template:  # the template died before we could hear of it
+        os._exit(0)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    uid = identity.worker_uid(me)
+    group = budget.Group.create(budget.group_name(me), config["memory_mib"], config["processes"])
+    try:
+        if config["isolated"]:
+            confine.enter_pid_namespace()
+        worker_pid = os.fork()
+        if worker_pid == 0:
+            os.close(report_w)
+            run_worker(config, worker_fd, lab, uid, group)  # never returns
+        os.close(worker_fd)
+        os.write(report_w, str(worker_pid).encode())
+        os.close(report_w)
+        watch(worker_pid, group, config)
+    finally:
+        if group is not None:
+            group.remove()
+    os._exit(0)
+
+
+def watch(worker, group, config):
+    """Reap until the tree is gone; without a control group, enforce its budget by sampling."""
+    watchdog = None if group else budget.Watchdog(os.getpid(), config["memory_mib"], config["processes"])
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG if watchdog else 0)
+        except ChildProcessError:
+            return
+        if pid == worker:  # orphans it left (none inside a PID namespace) go with it
+            watchdog = None
+            budget.kill_descendants(os.getpid())
+        elif pid == 0:
+            if not watchdog.check():
+                os.write(2, f"worker tree killed at its budget: {watchdog.fired}\n".encode())
+                watchdog = None
+            else:
+                time.sleep(budget.SAMPLE_SECONDS)
+
+
+def run_worker(config, worker_fd, lab, uid, group):
+    """The worker's confinement, in order; the first line of the notebook comes after the last step."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if group is not None:
+        group.join()  # 1. its budget: the whole tree it will start is counted together
+    # 2. its own session and process group: killpg(0) from student code then reaches only the
+    #    worker itself, never the grader's group.
     os.setsid()
     if config["isolated"]:
-        work = confine.build_filesystem(config)
+        confine.enter_namespaces(cgroup=group is not None)
+        confine.name_host()
+        work = confine.build_filesystem(config, uid)  # 3. a root of its own (pivot_root)
         os.chdir(work)
-        confine.drop_privileges(config["uid"])
-    else:  # killed as a whole (its process group) at the end
+        identity.set_environment(identity.worker_environment(work, "/tmp", os.environ))  # 4. its environment
+        confine.drop_privileges(uid)  # 5. its own uid, no way back
+        identity.fresh_keyrings(clear_user=True)  # 6. its own keyrings
+    else:  # killed as a whole (its process group, then the keeper's sweep) at the end
         os.chdir(config["workdir"])
-    os.environ.update({"HOME": os.getcwd(), "TMPDIR": os.getcwd() if not config["isolated"] else "/tmp"})
-    confine.set_limits(config)
+        identity.set_environment(identity.worker_environment(os.getcwd(), os.getcwd(), os.environ))
+        identity.fresh_keyrings(clear_user=False)  # the user keyring is the developer's own
+    confine.set_limits(config)  # 7. per-process limits
     confine.close_other_fds(keep={worker_fd})
     worker.silence_stdio()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -112,7 +171,9 @@ def serve(control, lab_source):
     import select
     libc = ctypes.CDLL(None)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the grading process
-    os.environ["GRADING"] = "1"
+    budget.mechanism()  # decided while the grader's environment (AUTOGRADER_NO_CGROUPS) is still readable
+    forget_the_grader()
+    budget.sweep()  # groups of keepers that were SIGKILLed before they could remove them
     torch.set_num_threads(1)  # workers forked before the warm-up compute on one thread too
     lab = worker.load_lab(lab_source)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphaned workers come back to us
@@ -144,14 +205,27 @@ def serve(control, lab_source):
     os._exit(0)
 
 
+def forget_the_grader():
+    """Keep nothing of the grader's environment or command line: not in os.environ, nor in memory.
+
+    Every worker is forked from here and inherits the result (identity.py says why the
+    memory matters: /proc/PID/environ and /proc/PID/cmdline read the initial stack).
+    """
+    env = identity.worker_environment(ROOT, "/tmp", os.environ)
+    identity.scrub_environment(env)
+    identity.scrub_process("autograder-template")
+
+
 def become_template(control, lab_source):
     """In a child just forked from the grading process: drop what is the grader's, then serve.
 
     The grader forks before it loads any hidden suite or reference code (checked by
     engine/template.py:may_fork_template) and before it reads any grade, so the memory a
-    worker inherits holds PyTorch, pytest, the public engine and the grader's command
-    line and options, nothing secret.
+    worker inherits holds PyTorch, pytest and the public engine. The grader's frames we
+    were called from (its parsed command line among their locals) are emptied: we never
+    return into them, and a worker could otherwise walk up to them.
     """
+    identity.forget_callers(sys._getframe(1))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's; it closes us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -159,9 +233,7 @@ def become_template(control, lab_source):
     os.dup2(devnull, 1)  # stderr stays: a confinement failure must be visible
     os.close(devnull)
     confine.close_other_fds(keep={control.fileno()})
-    os.environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
     sys.dont_write_bytecode = True
-    sys.argv = ["autograder-worker"]
     os.chdir(ROOT)
     serve(control, lab_source)  # ends in os._exit; the forking code reports anything raised
 

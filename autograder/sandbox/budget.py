@@ -1,0 +1,321 @@
+"""One budget for a worker's whole process tree: memory, processes and CPU share.
+
+Per-process rlimits (confine.set_limits) cannot bound a tree: three forked children of
+1.5 GiB each stay under a 4 GiB address-space limit apiece. So each worker gets a control
+group of its own, a child of the grading process's own group for each controller (never a
+change to a group above ours):
+
+    cgroup v1 (this machine)   memory/<ours>/week7-worker-<keeper pid>   memory.limit_in_bytes (+ memsw)
+                               pids/<ours>/week7-worker-<keeper pid>     pids.max
+                               cpu/<ours>/week7-worker-<keeper pid>      cpu.cfs_quota_us = 1 core
+    cgroup v2                  <ours>/week7-worker-<keeper pid>          memory.max, memory.swap.max,
+                                                                         pids.max, cpu.max
+
+The keeper (the worker's parent, see zygote.py) creates it, the worker joins it as its
+first act (as root, before a line of the notebook exists in its memory), and the keeper
+removes it once the worker is reaped; a group left behind by a keeper that was SIGKILLed
+is swept by the next template that starts.
+
+Where no group can be made (no root, a read-only cgroupfs as in many containers, v2
+without delegated controllers) the keeper runs a Watchdog instead: every SAMPLE_SECONDS
+it sums the proportional set size (PSS: shared pages split between their sharers) of
+every process of the tree and SIGKILLs the whole tree at the cap. It can be overshot by
+what the tree allocates between two samples; the per-process address-space limit still
+bounds each process.
+"""
+import os
+import signal
+import time
+
+GROUP_PREFIX = "week7-worker-"
+CPU_CORES = 1.0  # CPU share of one worker tree: a hog of any size takes at most one core
+CPU_PERIOD_US = 100_000
+SAMPLE_SECONDS = 0.1  # the watchdog's sampling interval
+
+
+# ---- where our own groups are -------------------------------------------------------------------------
+def _own_paths():
+    """{controller or "" (v2): our group's path} from /proc/self/cgroup."""
+    paths = {}
+    with open("/proc/self/cgroup") as handle:
+        for line in handle:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for controller in controllers.split(",") if controllers else [""]:
+                paths[controller] = path
+    return paths
+
+
+def _mounts():
+    """[(fstype, mount point, root within the hierarchy, super options)] of cgroup file systems."""
+    found = []
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            fields = line.split()
+            sep = fields.index("-")
+            fstype = fields[sep + 1]
+            if fstype in ("cgroup", "cgroup2"):
+                found.append((fstype, _unescape(fields[4]), _unescape(fields[3]), fields[sep + 3].split(",")))
+    return found
+
+
+def _unescape(text):
+    return text.encode().decode("unicode_escape").encode("latin-1").decode()
+
+
+def _inside(mount_point, mount_root, path):
+    """The directory of cgroup ``path`` in a hierarchy mounted at ``mount_point`` (whose root is ``mount_root``)."""
+    rel = os.path.relpath(path, mount_root)
+    if rel.startswith(".."):
+        return None
+    return os.path.normpath(os.path.join(mount_point, rel))
+
+
+def _writable_dir(path):
+    return path is not None and os.path.isdir(path) and os.access(path, os.W_OK)
+
+
+def parents():
+    """("v1", {controller: our group's directory}) or ("v2", {"": directory}) or (None, {})."""
+    try:
+        own, mounts = _own_paths(), _mounts()
+    except OSError:
+        return None, {}
+    v1 = {}
+    for controller in ("memory", "pids", "cpu"):
+        for fstype, point, root, options in mounts:
+            if fstype == "cgroup" and controller in options and controller in own:
+                v1[controller] = _inside(point, root, own[controller])
+                break
+    if len(v1) == 3 and all(_writable_dir(p) for p in v1.values()):
+        return "v1", v1
+    for fstype, point, root, _ in mounts:
+        if fstype == "cgroup2" and "" in own:
+            directory = _inside(point, root, own[""])
+            if _writable_dir(directory) and _v2_controllers(directory):
+                return "v2", {"": directory}
+    return None, {}
+
+
+def _v2_controllers(directory):
+    """Enable memory, pids and cpu for our children (our own group only); False when v2 will not."""
+    try:
+        with open(os.path.join(directory, "cgroup.controllers")) as handle:
+            available = set(handle.read().split())
+        if not {"memory", "pids", "cpu"} <= available:
+            return False
+        with open(os.path.join(directory, "cgroup.subtree_control")) as handle:
+            enabled = set(handle.read().split())
+        if not {"memory", "pids", "cpu"} <= enabled:
+            # Refused while our group holds processes itself (v2's no-internal-process rule): fall back.
+            _write(os.path.join(directory, "cgroup.subtree_control"), "+memory +pids +cpu")
+        return True
+    except OSError:
+        return False
+
+
+def _write(path, value):
+    with open(path, "w") as handle:
+        handle.write(str(value))
+
+
+_PARENTS = None
+
+
+def mechanism():
+    """"cgroup v1", "cgroup v2" or "watchdog": what bounds a worker tree on this machine, for this process."""
+    global _PARENTS
+    if _PARENTS is None:
+        _PARENTS = parents() if os.geteuid() == 0 or os.environ.get("AUTOGRADER_CGROUP_NONROOT") else (None, {})
+        if os.environ.get("AUTOGRADER_NO_CGROUPS"):
+            _PARENTS = (None, {})
+    return f"cgroup {_PARENTS[0]}" if _PARENTS[0] else "watchdog"
+
+
+# ---- one worker's group ----------------------------------------------------------------------------------
+class Group:
+    """A worker tree's control group (one directory per v1 controller, or one v2 directory)."""
+
+    def __init__(self, version, directories):
+        self.version, self.directories = version, directories
+
+    @classmethod
+    def create(cls, name, memory_mib, processes):
+        """Make and configure the group; None where this machine offers no writable cgroups."""
+        mechanism()
+        version, parent_dirs = _PARENTS
+        if not version:
+            return None
+        directories = [os.path.join(d, name) for d in parent_dirs.values()]
+        group = cls(version, directories)
+        try:
+            for directory in directories:
+                os.mkdir(directory, 0o755)
+            group._configure(memory_mib << 20, processes)
+        except OSError:
+            group.remove()
+            return None
+        return group
+
+    def _configure(self, memory, processes):
+        quota = int(CPU_CORES * CPU_PERIOD_US)
+        if self.version == "v1":
+            memory_dir, pids_dir, cpu_dir = self.directories
+            _write(os.path.join(memory_dir, "memory.limit_in_bytes"), memory)
+            if os.path.exists(os.path.join(memory_dir, "memory.memsw.limit_in_bytes")):
+                _write(os.path.join(memory_dir, "memory.memsw.limit_in_bytes"), memory)  # no escape into swap
+            _write(os.path.join(pids_dir, "pids.max"), processes)
+            _write(os.path.join(cpu_dir, "cpu.cfs_period_us"), CPU_PERIOD_US)
+            _write(os.path.join(cpu_dir, "cpu.cfs_quota_us"), quota)
+        else:
+            (directory,) = self.directories
+            _write(os.path.join(directory, "memory.max"), memory)
+            if os.path.exists(os.path.join(directory, "memory.swap.max")):
+                _write(os.path.join(directory, "memory.swap.max"), 0)
+            _write(os.path.join(directory, "pids.max"), processes)
+            _write(os.path.join(directory, "cpu.max"), f"{quota} {CPU_PERIOD_US}")
+
+    def join(self):
+        """Move the calling process into the group (the worker, first thing, still root)."""
+        for directory in self.directories:
+            _write(os.path.join(directory, "cgroup.procs"), 0)  # 0: the writer itself
+
+    def pids(self):
+        found = set()
+        for directory in self.directories:
+            try:
+                with open(os.path.join(directory, "cgroup.procs")) as handle:
+                    found |= {int(p) for p in handle.read().split()}
+            except OSError:
+                pass
+        return found
+
+    def peak_bytes(self):
+        """The tree's peak memory so far (what the tests measure); None where the kernel does not say."""
+        name = "memory.max_usage_in_bytes" if self.version == "v1" else "memory.peak"
+        try:
+            with open(os.path.join(self.directories[0], name)) as handle:
+                return int(handle.read())
+        except (OSError, ValueError):
+            return None
+
+    def remove(self, timeout=5.0):
+        """SIGKILL anything still inside, then remove every directory; True once all are gone."""
+        end = time.monotonic() + timeout
+        while True:
+            for pid in self.pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            for directory in list(self.directories):
+                try:
+                    os.rmdir(directory)
+                except FileNotFoundError:
+                    pass
+                except OSError:  # EBUSY: a task is still on its way out
+                    continue
+                self.directories.remove(directory)
+            if not self.directories:
+                return True
+            if time.monotonic() > end:
+                return False
+            time.sleep(0.01)
+
+
+def group_name(keeper_pid):
+    """Unique while the keeper lives; its start time tells a stale group from a live one after pid reuse."""
+    return f"{GROUP_PREFIX}{keeper_pid}-{_start_time(keeper_pid)}"
+
+
+def _start_time(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def sweep():
+    """Remove the groups of keepers that are gone (SIGKILLed before they could clean up)."""
+    mechanism()
+    for parent in _PARENTS[1].values():
+        try:
+            names = [n for n in os.listdir(parent) if n.startswith(GROUP_PREFIX)]
+        except OSError:
+            continue
+        for name in names:
+            pid, _, started = name[len(GROUP_PREFIX):].partition("-")
+            if pid.isdigit() and _start_time(int(pid)) != started:
+                Group(_PARENTS[0], [os.path.join(parent, name)]).remove(timeout=0.5)
+
+
+# ---- the fallback ----------------------------------------------------------------------------------------
+def _children_map():
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    return children
+
+
+def descendants(pid):
+    """Every live process under ``pid`` (by parent links; orphans come back to a subreaper)."""
+    children, found, todo = _children_map(), [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _pss_bytes(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class Watchdog:
+    """Where there is no group: sum the tree's memory every SAMPLE_SECONDS, SIGKILL it at the cap."""
+
+    def __init__(self, keeper_pid, memory_mib, processes):
+        self.keeper, self.cap, self.processes = keeper_pid, memory_mib << 20, processes
+        self.peak = 0
+        self.fired = ""
+
+    def check(self):
+        tree = descendants(self.keeper)
+        used = sum(_pss_bytes(pid) for pid in tree)
+        self.peak = max(self.peak, used)
+        if used > self.cap:
+            self.fired = f"memory {used >> 20} MiB over {self.cap >> 20} MiB"
+        elif len(tree) > self.processes:
+            self.fired = f"{len(tree)} processes over {self.processes}"
+        if self.fired:
+            kill_descendants(self.keeper)
+        return not self.fired
+
+
+def kill_descendants(pid):
+    """SIGKILL everything under ``pid`` (stopped first, so none can fork past the kill)."""
+    for _ in range(3):
+        tree = descendants(pid)
+        for pid in tree:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+        for pid in tree:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass

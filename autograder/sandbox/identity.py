@@ -1,0 +1,181 @@
+"""What a worker is, and what it carries: its uid and keyrings, its environment, its command line.
+
+Nothing may cross from the grader to a worker, or from one submission to the next:
+
+* a uid of its own: 100000 + its keeper's pid, unique among live workers on the machine
+  (the keeper lives exactly as long as the worker tree), so concurrent `grade` commands
+  never share one, and RLIMIT_NPROC, file ownership and signals are per tree;
+* a fresh anonymous session keyring (the inherited one is the grader's) and the uid's
+  persistent user keyrings cleared before any student code runs, so a key left by an
+  earlier submission that had the same uid is gone;
+* an environment of exactly WORKER_ENVIRONMENT (below, the one place it is named), and no
+  trace of the grader's: os.environ, posix.environ and the C environ are rebuilt, the
+  old values are overwritten in memory, and so are the argument and environment strings
+  on the initial stack that /proc/PID/cmdline and /proc/PID/environ show (a forked process
+  keeps its parent's). The template scrubs itself once (scrub_process); every worker it
+  forks inherits the result.
+"""
+import ctypes
+import os
+import platform
+import sys
+
+UID_BASE = 100000
+
+# The worker's whole environment: name -> value (None: filled in per worker by worker_environment).
+WORKER_ENVIRONMENT = {
+    "HOME": None,  # its work directory
+    "TMPDIR": None,  # /tmp (its private tmpfs), or the work directory without root
+    "PATH": None,  # the venv's bin, then the system's
+    "LANG": "C.UTF-8",
+    "GRADING": "1",
+    "MPLBACKEND": "Agg",
+    "OMP_NUM_THREADS": "1",
+    "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+# Kept from the grader's environment when set, because libraries already loaded misbehave
+# without them (see the machine notes on OpenBLAS); they hold no secret.
+FROM_GRADER = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def worker_uid(keeper_pid):
+    return UID_BASE + keeper_pid
+
+
+def worker_environment(home, tmpdir, inherited):
+    env = dict(WORKER_ENVIRONMENT, HOME=home, TMPDIR=tmpdir,
+               PATH=f"{os.path.dirname(sys.executable)}:{SYSTEM_PATH}")
+    env.update({name: inherited[name] for name in FROM_GRADER if name in inherited})
+    return env
+
+
+def set_environment(env):
+    """Make ``env`` the whole environment: Python's view (os.environ is posix.environ) and the C one."""
+    for name in list(os.environ):
+        if name not in env:
+            del os.environ[name]  # unsetenv() too
+    os.environ.update(env)
+
+
+def _wipe(objects):
+    """Overwrite bytes/str objects in place when nothing else refers to them (so no one sees the change)."""
+    for i in range(len(objects)):
+        value = objects[i]
+        # References: the list, `value` and getrefcount's argument: nothing else holds it.
+        if len(value) > 1 and sys.getrefcount(value) <= 3:
+            if isinstance(value, bytes):
+                ctypes.memset(id(value) + bytes.__basicsize__ - 1, 0, len(value))
+            elif isinstance(value, str) and value.isascii():
+                ctypes.memset(id(value) + sys.getsizeof("") - 1, 0, len(value))
+        del value
+
+
+def scrub_environment(keep):
+    """Forget the grader's environment: every value not in ``keep`` is overwritten, then removed."""
+    import posix
+    doomed = {k: v for k, v in posix.environ.items()}  # os.environ._data is this very dict on POSIX
+    for name in list(os.environ):
+        del os.environ[name]
+    values = [v for k, v in doomed.items() if os.fsdecode(k) not in keep or os.fsdecode(v) != keep[os.fsdecode(k)]]
+    doomed.clear()
+    _wipe(values)
+    os.environ.update(keep)
+
+
+def forget_callers(frame):
+    """Empty the locals of ``frame`` and every frame above it (a process that never returns into them).
+
+    A template forked from the grading process runs on top of the grader's call stack, so
+    its parsed command line (argparse's Namespace: the notebook, --out, --hide ...) sits
+    in those frames, one ``sys._getframe().f_back`` walk away from every worker. The
+    strings they held are overwritten when nothing else holds them (sys.argv's among them).
+    """
+    argv = [*sys.argv, *sys.orig_argv]
+    sys.argv = ["autograder-template"]
+    sys.orig_argv[:] = sys.argv
+    while frame is not None:
+        if frame.f_code.co_name != "<module>":  # module frames' locals are module globals: left alone
+            names = list(frame.f_locals)
+            held = [v for v in frame.f_locals.values()]
+            held += [v for obj in held if type(obj).__name__ == "Namespace" for v in vars(obj).values()]
+            for name in names:
+                _set_local(frame, name, None)
+            texts = [v for v in held if isinstance(v, (str, bytes))]
+            del held
+            _wipe(texts)
+        frame = frame.f_back
+    _wipe(argv)
+
+
+def _set_local(frame, name, value):
+    if sys.version_info >= (3, 13):  # f_locals writes through (PEP 667)
+        frame.f_locals[name] = value
+        return
+    frame.f_locals[name] = value
+    ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(1))
+
+
+def _stat_fields():
+    with open("/proc/self/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    # fields[0] is field 3 (state); arg_start..env_end are fields 48..51.
+    return [int(f) for f in fields[45:49]]
+
+
+def scrub_process(name="autograder-worker"):
+    """Overwrite the initial stack's argument and environment strings; clear sys.argv and sys.orig_argv.
+
+    /proc/PID/cmdline and /proc/PID/environ read these ranges of the process's memory,
+    which a fork copies: without this, every worker would show the grader's command line
+    and its environment as it was when the grader started.
+    """
+    sys.argv = [name]
+    sys.orig_argv[:] = [name]  # a list attribute of sys: cleared in place
+    try:
+        arg_start, arg_end, env_start, env_end = _stat_fields()
+    except (OSError, ValueError):
+        return False
+    title = name.encode()[: max(0, arg_end - arg_start - 1)]
+    with open("/proc/self/mem", "r+b", buffering=0) as mem:
+        mem.seek(arg_start)
+        mem.write(title + b"\0" * (arg_end - arg_start - len(title)))
+        mem.seek(env_start)
+        mem.write(b"\0" * (env_end - env_start))
+    return True
+
+
+# ---- keyrings ----------------------------------------------------------------------------------------------
+_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _keyctl(*args):
+    result = _libc.syscall(_KEYCTL, *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"keyctl{args[:1]}: {os.strerror(err)}")
+    return result
+
+
+def fresh_keyrings(clear_user):
+    """After setuid: a new anonymous session keyring, and (``clear_user``) the uid's own keyrings emptied.
+
+    The session keyring a worker inherits is the grader's; the user keyrings of a uid
+    outlive its processes (an earlier worker with this uid may have left keys there).
+    Without root the uid is the developer's own: its keyrings are theirs, not ours to clear.
+    """
+    if _KEYCTL is None:
+        return False
+    try:
+        _keyctl(KEYCTL_JOIN_SESSION_KEYRING, ctypes.c_char_p(None))
+    except OSError as err:
+        if err.errno == 38:  # ENOSYS: a kernel without keys has nothing to carry over
+            return False
+        raise
+    for keyring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING) if clear_user else ():
+        _keyctl(KEYCTL_CLEAR, keyring)
+    return True
