@@ -28,9 +28,8 @@ from hostile._harness import (PYTHON, ROOT, SOLUTION, STARTUP_SLACK, UNCHANGED, 
                               Listeners, attack_traces, diff, grade, processes, secret_lines, snapshot)
 
 from autograder import PARTS  # noqa: E402
-from autograder.sandbox import confine  # noqa: E402
+from autograder.sandbox import confine, identity  # noqa: E402
 
-SANDBOX_UIDS = range(61000, 61064)
 
 # name: (--budget in seconds, cases). Cases in one group attack different parts.
 # Budgets are below the default 300 s but cover the worst case: a function that hangs also
@@ -80,14 +79,13 @@ def campaign(tmp_path_factory, solution_notebook):
             futures = {name: pool.submit(grade, name, budget, [hostile.load(c) for c in cases], workdir, params,
                                          marker) for name, (budget, cases) in GROUPS.items()}
             grades = {name: future.result() for name, future in futures.items()}
-        # Ours: everything forked from this run's zygotes carries the marker in its environment;
-        # `sleep 1000` started with an empty environment is recognised by its command line. (Other
-        # grades on the same machine also run as 61000+slot, so the uid alone would not say whose.)
+        # Workers run as uids from identity.UID_BASE up (one per worker tree) with an environment of
+        # their own; anything still running as such a uid once both grades are done was left behind.
         leftovers = []
         for _ in range(50):  # a killed PID namespace may take a moment to be reaped
             leftovers = [(pid, uid, cmd.replace(b"\0", b" ").decode(errors="replace"))
                          for pid, (uid, cmd, env) in processes().items()
-                         if marker.encode() in env or (uid in SANDBOX_UIDS and cmd.startswith(b"sleep\x001000"))]
+                         if marker.encode() in env or uid >= identity.UID_BASE]
             if not leftovers:
                 break
             time.sleep(0.2)

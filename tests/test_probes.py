@@ -52,3 +52,17 @@ def test_reference_full_marks_under_any_draw(draw):
     failed = [f"{r.nodeid}: {r.message}" for r in results if r.status != "passed"]
     assert not failed, failed
     assert len(results) == len(catalog())
+
+
+def test_no_template_is_forked_once_the_secret_is_loaded(tmp_path):
+    """Workers inherit the memory of the process their template is forked from: never one holding the secret."""
+    import subprocess
+    import sys
+    code = ("from autograder.engine import secret, template\n"
+            "before = template.may_fork_template()\n"
+            "secret.load()\n"
+            "print(before, template.may_fork_template())\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONHASHSEED": "0", "AUTOGRADER_SECRET_FILE": str(tmp_path / "s.key"),
+                              "PATH": "/usr/bin:/bin"})
+    assert run.stdout.split() == ["True", "False"]

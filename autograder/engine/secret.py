@@ -13,12 +13,17 @@ ROOT = Path(__file__).resolve().parents[2]
 SECRET_FILE = ROOT / "build" / "secret.key"  # AUTOGRADER_SECRET_FILE overrides
 
 
+loaded = False  # set once the secret is in this process's memory: engine/template.py then refuses to fork
+
+
 def path():
     return Path(os.environ.get("AUTOGRADER_SECRET_FILE") or SECRET_FILE)
 
 
 def load():
     """The secret's bytes; created (32 random bytes, mode 0600) on first use."""
+    global loaded
+    loaded = True
     where = path()
     try:
         data = where.read_bytes()

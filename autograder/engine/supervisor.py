@@ -171,7 +171,8 @@ class WorkerSession:
             self.workdirs.append(workdir)
         keep = sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))})
         # /autograder: Gradescope's tree (source, results, submission), whatever ROOT is.
-        return {"isolated": isolated, "uid": 61000 + self.zygote.slot, "workdir": workdir,
+        # memory_mib bounds the whole worker tree (its cgroup, or the watchdog) and each process in it.
+        return {"isolated": isolated, "workdir": workdir,
                 "hide": ["/autograder", str(ROOT), "/root", *self.hide], "keep": keep,
                 "memory_mib": self.limits.memory_mib, "file_mib": self.limits.file_mib,
                 "disk_mib": self.limits.disk_mib, "processes": self.limits.processes}

@@ -30,8 +30,11 @@ HIDDEN_CODE = (ROOT / "autograder" / "suites", ROOT / "solutions" / "reference")
 
 
 def may_fork_template():
-    """True when a fork of this process carries no hidden code, and our hash seed is fixed (and asserts kept)."""
+    """True when a fork of this process carries no hidden code nor the secret, and our hash seed is fixed
+    (and asserts kept)."""
     if sys.flags.hash_randomization or sys.flags.optimize:
+        return False
+    if getattr(sys.modules.get("autograder.engine.secret"), "loaded", False):
         return False
     hidden = tuple(f"{path}{os.sep}" for path in HIDDEN_CODE)
     for name, module in list(sys.modules.items()):

@@ -4,8 +4,8 @@ Normally it is forked from the grading process right after ``import torch`` (see
 engine/template.py), so a cold grade pays for one import of PyTorch, not two; it sheds
 the grader's fds, signals and output first (become_template). When that fork is not
 allowed it is started as ``python -m autograder.sandbox.zygote FD`` instead. It warms up
-(PyTorch's first training step, which imports torch._dynamo) once, early, and may fork a
-grade's first worker before that. It never runs student code itself and never holds the
+(PyTorch's first calls of the layers the checks use) once, early, and may fork a grade's
+first worker before that. Workers never train: the lab's smoke run happens in the grader. It never runs student code itself and never holds the
 hidden suites; each fork is confined (confine.py) before it reads a single cell, and no
 fork is ever reused.
 
@@ -30,16 +30,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def warm_up(lab):
-    """Pay PyTorch's first-call costs here, once, instead of in every worker."""
+    """Pay PyTorch's first-call costs of what the checks ask workers to do, once, instead of in every worker.
+
+    No training step: workers never train (the grader runs the lab's smoke run itself), so
+    the optimizer's torch._dynamo import (~1.4 s) stays out of the template.
+    """
     torch.set_num_threads(1)
     from torch.nn import functional as F
-    positions = torch.zeros(lab.MAX_POSITIONS, lab.WIDTH)
-    blocked = lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # noqa: E731
-    shift = lambda tokens: (tokens[:, :-1], tokens[:, 1:])  # noqa: E731
-    loss = lambda logits, targets: F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))  # noqa: E731
-    model, _ = lab.train_lab(1, positions, blocked, shift, loss)
-    with torch.no_grad():
-        model(torch.zeros(2, 5, dtype=torch.long))
+    logits = torch.randn(2, 5, lab.VOCAB, requires_grad=True)
+    loss = F.cross_entropy(logits.reshape(-1, lab.VOCAB), torch.zeros(10, dtype=torch.long))
+    torch.autograd.grad(loss, logits)
     q = torch.randn(2, 3, 5, 4)
     F.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(5, 5, dtype=torch.bool))
     mha = torch.nn.MultiheadAttention(12, 3, batch_first=True)
@@ -162,10 +162,9 @@ def run_worker(config, worker_fd, lab, uid, group):
 def serve(control, lab_source):
     """The template's life: fork workers on request until the grader hangs up.
 
-    It warms up once: before forking a worker that asked for a warm template (the
-    training lane); right after answering a first request that came at once (a cold
-    grade: the calls worker and the grader get on with the submission meanwhile); or
-    as soon as nobody has asked for half a second (a batch collecting its suites).
+    It warms up once: right after answering a first request that came at once (a cold
+    grade: the worker and the grader get on with the submission meanwhile), or as soon
+    as nobody has asked for half a second (a batch collecting its suites).
     """
     import ctypes
     import select
@@ -196,8 +195,6 @@ def serve(control, lab_source):
         if not message:
             break
         config = json.loads(message)
-        if config.get("warm"):
-            warm_once()
         pid = start_worker(config, fds[0], control, lab)
         os.close(fds[0])
         control.sendall(struct.pack(">q", pid))
