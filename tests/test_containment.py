@@ -231,7 +231,7 @@ def test_no_grader_secret_reaches_any_output(tmp_path):
         for where, content in (("results.json", text), ("stdout", run.stdout), ("stderr", run.stderr)):
             assert secret not in content, f"{secret!r} reached {where}"
     assert "SECRETS 0/" in results["output"], results["output"][:3000]
-    mounts = results["output"].split("MOUNTS[", 1)[1].split("]", 1)[0].split(",")
+    mounts = bytes.fromhex(results["output"].split("MOUNTS[", 1)[1].split("]", 1)[0]).decode().split(",")
     allowed = {"/", "/tmp", "/var/tmp", "/proc", "/sys", "/dev", "/dev/shm", "/dev/mqueue",
                *(f"/{d}" for d in confine.SYSTEM_DIRS)}
     kept = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}

@@ -254,7 +254,7 @@ def test_hostile_text_and_the_graders_secrets(cases):
     assert MARKER not in text
     assert "\x1b" not in text and "\\u001b" not in text
     assert not any(0xD800 <= ord(c) <= 0xDFFF for c in json.dumps(results, ensure_ascii=False))
-    assert "LOOT token=[redacted]" in json.dumps(results)
+    assert "LOOT token=None" in json.dumps(results)  # the worker's environment is clean
     scores = by_part(results)
     assert scores["masks"] == scores["positions"] == scores["leakage"] == 0 and scores["softmax_read"] == 18
 

@@ -328,7 +328,8 @@ def test_grade_hostile_text(hostile_grade):
     for case in corpus.notebook_cases():
         for expected in case.EXPECT:
             assert expected in results["output"] or any(expected in t["output"] for t in results["tests"]), expected
-    assert f"LOOT token={REDACTED}" in json.dumps(results)  # the attack ran, and what it stole was redacted
+    # the attack ran; the worker's environment does not even hold the token (the redaction is the backstop)
+    assert "LOOT token=None" in json.dumps(results)
     totals = [line for line in stdout.splitlines() if line.strip().startswith("total")]
     assert totals == [f"  total         {results['score']:>6g} / 100"], totals
 
@@ -458,7 +459,7 @@ def test_grade_all_csv_cells_and_outputs_are_safe(batch):
     total = float({r["student"]: r for r in _read_csv(out)}["mallory"]["total"])
     assert [line for line in mallory.splitlines() if line.strip().startswith("total")] == \
         [f"  total         {total:>6g} / 100"]
-    assert "\\x1b[2K" in mallory and "LOOT token=[redacted]" in json.dumps(
+    assert "\\x1b[2K" in mallory and "LOOT token=None" in json.dumps(
         json.loads((out.parent / "grades_feedback" / "mallory" / "results.json").read_text()))
 
 

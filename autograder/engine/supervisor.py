@@ -36,6 +36,7 @@ from ..sandbox import confine, protocol, wire
 from .student import GraderFault, SubmissionFault, WorkerLost
 
 ROOT = Path(__file__).resolve().parents[2]
+START_SECONDS = 120.0  # a fresh worker's first message (confinement and start-up; no student code yet)
 
 
 @dataclass
@@ -235,7 +236,11 @@ class WorkerSession:
             try:
                 self._boot(worker)
                 while worker.state is not WorkerState.READY:
-                    event = self._receive(worker, self._remaining(self.limits.cell_seconds),
+                    # Nothing of the student's runs before a worker's first message (it confines itself,
+                    # then announces the first cell): on a loaded machine that may take a while, and
+                    # silence then is the sandbox's, so it gets START_SECONDS rather than a cell's limit.
+                    wait = self.limits.cell_seconds if worker.heard else max(self.limits.cell_seconds, START_SECONDS)
+                    event = self._receive(worker, self._remaining(wait),
                                           (protocol.CellStart, protocol.CellEnd, protocol.Ready))
                     worker.heard = True
                     if isinstance(event, protocol.CellStart):

@@ -1,4 +1,7 @@
-"""Item 4: the mutating prefix_change starts a thread that keeps the call arena (found among the process's mmaps) as it was at the call's start -- restoring its tokens right after the function returns and scribbling over everything else the grader places later. Whatever the grader reads after a reply is its own observation: must not beat the same function without the thread."""
+"""Item 4 (a race the grader cannot win, and need not): the mutating prefix_change starts a thread that keeps the call arena (found among the process's mmaps) as it was at the call's start -- restoring its tokens right after the function returns and scribbling over everything else the grader places later. Whatever the grader reads after a reply is its own observation of the caller's memory; a function
+whose input is back as it was when the caller looks (restored by the function itself, a wrapper, or
+a thread) is, to the caller, one that left it unchanged. So the bound is the same mutating function
+with its tokens restored by a plain wrapper (EQUIVALENT); the scribbling afterwards only hurts."""
 from ._sources import MUTATING_LEAKAGE
 
 REPLACE = {"leakage_solution": MUTATING_LEAKAGE}
@@ -39,3 +42,17 @@ def prefix_change(model, tokens, cut, vocab):
         threading.Thread(target=_keep, args=(arena, saved, time.monotonic() + 0.2), daemon=True).start()
     return _real_prefix_change(model, tokens, cut, vocab)
 ''')]
+EQUIVALENT = {"leakage_solution": MUTATING_LEAKAGE + '''
+
+def _restore_tokens(fn):
+    def wrapper(model, tokens, *args, **kwargs):
+        saved = tokens.clone()
+        try:
+            return fn(model, tokens, *args, **kwargs)
+        finally:
+            tokens.copy_(saved)
+    return wrapper
+
+
+prefix_change = _restore_tokens(prefix_change)
+'''}
