@@ -266,3 +266,46 @@ def test_hand_csv_lists_every_problem_and_missing_columns(tmp_path):
         load_hand(_write(tmp_path, "student,q1,q2\nalice,1,1\n"), ["alice"], POINTS)
     with pytest.raises(HandScoreError, match="no row: zed"):
         merge_hand([{"student": "alice", "total": 1.0}], {"zed": {"q1": 1.0}}, POINTS)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:Object of type")  # nbgrader's own add_submission
+def test_hand_csv_into_the_nbgrader_gradebook(tmp_path):
+    from nbgrader.api import Gradebook
+
+    from autograder.flows.nbgrader.hand import read_back
+
+    db = ROOT / "build" / "course" / "gradebook.db"
+    if not db.exists():
+        pytest.skip("no build/course/gradebook.db: run `make release`")
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy(db, course / "gradebook.db")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student in ("alice", "bob"):
+            gradebook.add_student(student)
+            gradebook.add_submission("week7_attention", student)
+    hand = _write(tmp_path, "student,q1,q2,q3,comment\nalice,5,4.5,,clear answers\nbob,0,,,\n")
+
+    def command(*args):
+        return subprocess.run([sys.executable, "-m", "autograder.flows.nbgrader.hand", str(course), *args],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+    dry = command(str(hand), "--dry-run")
+    assert dry.returncode == 0 and "would change alice q1_positions: empty -> 5" in dry.stdout, dry.stdout + dry.stderr
+    qs = ex.questions()
+    assert read_back(course, qs, ["alice"]) == {"alice": {"q1": None, "q2": None, "q3": None}}
+    run = command(str(hand))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "alice q2_baseline: empty -> 4.5" in run.stdout and "4 change(s) written" in run.stdout
+    assert read_back(course, qs, ["alice", "bob"]) == {"alice": {"q1": 5.0, "q2": 4.5, "q3": None},
+                                                       "bob": {"q1": 0.0, "q2": None, "q3": None}}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_comment("q1_positions", "week7_attention", "week7_attention",
+                                      "alice").manual_comment == "clear answers"
+        grade = gradebook.find_grade("q1_positions", "week7_attention", "week7_attention", "alice")
+        assert grade.score == 5.0 and not grade.needs_manual_grade
+    assert "0 change(s) written" in command(str(hand)).stdout, "writing the same scores again changes nothing"
+    stray = _write(tmp_path, "student,q1,q2,q3,comment\nmallory,1,,,\n")
+    refused = command(str(stray))
+    assert refused.returncode == 2 and "mallory: no submission of week7_attention" in refused.stderr
