@@ -309,3 +309,33 @@ def test_hand_csv_into_the_nbgrader_gradebook(tmp_path):
     stray = _write(tmp_path, "student,q1,q2,q3,comment\nmallory,1,,,\n")
     refused = command(str(stray))
     assert refused.returncode == 2 and "mallory: no submission of week7_attention" in refused.stderr
+
+
+@pytest.mark.slow
+def test_grade_all_merges_hand_scores(tmp_path, solution_notebook):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    shutil.copy(solution_notebook, folder / "alice.ipynb")
+    (folder / "dave.ipynb").write_text("not a notebook\n")
+    hand = _write(tmp_path, "student,q1,q2,q3,comment\nalice,5,4.5,,\ndave,1,,,late\n")
+    grades = tmp_path / "out" / "grades.csv"
+
+    def grade_all(hand_csv):
+        return subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(folder), "--out", str(grades),
+                               "--hand", str(hand_csv)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+    run = grade_all(hand)
+    assert run.returncode == 0, run.stdout + run.stderr
+    with grades.open() as handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames
+        rows = {r["student"]: r for r in reader}
+    assert header[header.index("training") + 1:header.index("total")] == ["q1", "q2", "q3"]
+    assert (rows["alice"]["q1"], rows["alice"]["q2"], rows["alice"]["q3"], rows["alice"]["total"]) == (
+        "5", "4.5", "", "109.5")
+    assert (rows["dave"]["q1"], rows["dave"]["total"], rows["dave"]["status"]) == ("1", "1", "not-a-notebook")
+    summary = json.loads((tmp_path / "out" / "grades_summary.json").read_text())
+    assert summary["total"]["max_points"] == 115 and summary["parts"]["q2"]["n"] == 1
+    bad = _write(tmp_path, "student,q1,q2,q3,comment\nalice,7,,,\n")
+    refused = grade_all(bad)
+    assert refused.returncode == 2 and "alice q1 = 7 is above the question's 5 points" in refused.stderr
