@@ -194,6 +194,7 @@ def test_math_plots_and_hostile_html_in_the_pdf(written):
     html = (written / "students" / "erin.html").read_text()
     assert "<script>document" not in html and "onerror" not in html and "javascript:" not in html
     assert "Content-Security-Policy" in html and "https://" not in html.split("</head>")[0]
+    assert "font-family: \"DejaVu Sans\"" in html, "the page's own CSS is not escaped"
 
 
 @pytest.mark.slow

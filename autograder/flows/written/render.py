@@ -104,9 +104,11 @@ def code_html(code):
 
 
 def _css():
+    from markupsafe import Markup
     from pygments.formatters import HtmlFormatter
 
-    return (HERE / "templates" / "style.css").read_text() + HtmlFormatter().get_style_defs(".highlight")
+    # Our own file, inside <style>: marked safe so that autoescaping leaves its quotes alone.
+    return Markup((HERE / "templates" / "style.css").read_text() + HtmlFormatter().get_style_defs(".highlight"))
 
 
 def anchor(student):
