@@ -107,3 +107,22 @@ student-ci-check: $(VENV) student-repo
 	cd $(STUDENT_REPO) && export PATH="$(CURDIR)/.venv/bin:$$PATH" NOTEBOOK=week7_attention.ipynb && \
 	  python .github/scripts/public_checks.py "$$NOTEBOOK" --junit-xml public-checks.xml --executed executed.ipynb
 .PHONY: student-repo student-ci-check
+
+## PDFs of the written answers need a browser and MathJax from the OS (Debian/Ubuntu: chromium, libjs-mathjax;
+## poppler-utils for the tests' pdftotext). Installs them when missing (as root); says what to do otherwise.
+PDF_PACKAGES := chromium libjs-mathjax fonts-mathjax poppler-utils
+install-pdf:
+	@if command -v chromium >/dev/null && test -f /usr/share/javascript/mathjax/MathJax.js && command -v pdftotext >/dev/null; then \
+	  echo "PDF engine ready: $$(chromium --version 2>/dev/null | head -1), MathJax in /usr/share/javascript/mathjax"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PDF_PACKAGES); \
+	else \
+	  echo "as root: apt-get install $(PDF_PACKAGES)"; exit 2; \
+	fi
+
+## Written answers: a PDF per student, a page per question, hand.csv to fill in.
+## make written SUBMISSIONS=dir [WRITTEN=written/]
+written: $(VENV) install-pdf
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make written SUBMISSIONS=folder [WRITTEN=written/]"; exit 2; }
+	$(PY) -m autograder written $(SUBMISSIONS) --out $(or $(WRITTEN),written)
+.PHONY: install-pdf written

@@ -48,6 +48,8 @@ def register(subparsers):
                    choices=["visible", "hidden", "after_due_date", "after_published"])
     p.add_argument("--regrade", action="store_true", help="ignore finished results and grade everything again")
     p.add_argument("--debug", action="store_true", help="log internal tracebacks of failed checks too")
+    p.add_argument("--hand", help="hand scores of the written answers (student,q1,q2,q3,comment; see `written`): "
+                                  "columns q1.. beside the parts, and in the total")
     from ..cli import feedback_option
     feedback_option(p)
 
@@ -158,6 +160,9 @@ def run(args):
     subs = discover(source, args.assignment,
                     skip=[feedback, csv_path, f"{stem}_plots", f"{stem}.log", f"{stem}_summary.txt",
                           f"{stem}_summary.json"])
+    hand = _load_hand(args, subs)
+    if hand is False:
+        return 2
     key = grader_key(args)
     rows, tasks = {}, {}
     for sub in subs:
@@ -218,10 +223,14 @@ def run(args):
     bar.close()
     ordered = [rows.get(s.student) or _row(s, {"status": "grader-error", "problem": "not graded"}, source)
                for s in subs]
+    if hand:
+        ordered = _with_hand(ordered, hand)
     out.write_csv(ordered, csv_path)
     # From the results when they cover every part: collecting the suites here would cost ~2 s.
     part_max = tops if set(tops) == set(args.part or PARTS) else _part_max(args.part)
     part_max = {p: part_max[p] for p in PARTS if p in part_max}
+    if hand:
+        part_max.update(hand["points"])  # q1.. in the summary and plots; the total's maximum includes them
     summary = out.summarize(ordered, part_max)
     summary["seconds"] = round(time.monotonic() - started, 1)
     text = out.summary_text(summary)
@@ -232,6 +241,26 @@ def run(args):
           f"({summary['seconds']:g} s)")
     log.write(f"done: {len(ordered)} rows in {summary['seconds']:g} s")
     return 1 if summary["statuses"].get("grader-error") else 0
+
+
+def _load_hand(args, subs):
+    """{"scores": load_hand(...), "points": {q1: ..}} for --hand, None without it, False (reported) if unusable."""
+    if not getattr(args, "hand", None):
+        return None
+    from .written.hand import HandScoreError, load_hand, question_points
+
+    points = question_points()
+    try:
+        return {"scores": load_hand(args.hand, [s.student for s in subs], points), "points": points}
+    except HandScoreError as err:
+        print(f"grade-all --hand: {err}", file=sys.stderr)
+        return False
+
+
+def _with_hand(rows, hand):
+    from .written.hand import merge_hand
+
+    return merge_hand(rows, hand["scores"], hand["points"])
 
 
 def _hideable(folder):

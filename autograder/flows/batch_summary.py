@@ -3,6 +3,7 @@ import csv
 import io
 import json
 import os
+import re
 import statistics
 from pathlib import Path
 
@@ -12,8 +13,10 @@ from ..engine.safe_text import csv_cell
 TAIL = ["total", "status", "seconds", "notebook", "sha256", "detail"]
 
 
-def columns():
-    return ["student", *PARTS, *TAIL]
+def columns(rows=()):
+    """The CSV's columns; hand-scored written answers (q1, q2, .. from grade-all --hand) go before the total."""
+    written = sorted({k for row in rows for k in row if re.fullmatch(r"q\d+", k)}, key=lambda k: int(k[1:]))
+    return ["student", *PARTS, *written, *TAIL]
 
 
 def write_atomic(path, data):
@@ -39,10 +42,11 @@ def fsync_dir(folder):
 
 def write_csv(rows, path):
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns(), extrasaction="ignore", lineterminator="\n")
+    fields = columns(rows)
+    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _cell(row.get(k)) for k in columns()})
+        writer.writerow({k: _cell(row.get(k)) for k in fields})
     write_atomic(path, out.getvalue())
 
 
