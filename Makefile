@@ -31,6 +31,8 @@ release: $(VENV)
 
 ## The package's own tests (what .ci/run runs).
 test: $(VENV)
+	@# The written-answer PDFs and the class report are tested in a real Chromium (Debian packages).
+	@$(MAKE) --no-print-directory install-pdf || echo "(no Chromium: the PDF and report tests will say so)"
 	$(PY) -m pytest tests -q
 
 ## Everyday tier (< 2 min): every hidden suite against the reference, then the package tests not marked slow.
