@@ -78,7 +78,7 @@ def exit_now(code):
 
 
 # Modules under autograder.flows that add a subcommand with register(subparsers).
-FLOW_COMMANDS = ("batch", "crosscheck")
+FLOW_COMMANDS = ("batch", "crosscheck", "class_report")
 
 
 def main(argv=None):
