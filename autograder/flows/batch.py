@@ -12,6 +12,13 @@ and one histogram per part. Layouts, mixed freely:
 Resumable: each finished result is written atomically and keyed by the sha256 of the
 notebook's bytes (and of the grader); a rerun reuses every finished result whose
 notebook is unchanged and grades only the rest.
+
+Into an existing --out, a run merges: the rows of the students found now are added or
+replaced, every other row (and its feedback) is kept, and one line says what changed
+(``--replace`` writes only the students found now). A Canvas bulk download's file names
+(``lastfirst_12345_678901_<name>.ipynb``, also with ``late_``) give the student ``lastfirst``.
+Every run also writes ``report.html`` beside the CSV (flows/class_report.py) and, with
+``--roster`` and ``--lms canvas|moodle``, the LMS import files (flows/lms.py).
 """
 import argparse
 import hashlib
@@ -194,7 +201,8 @@ def run(args):
     feedback = Path(f"{stem}_feedback")
     feedback.mkdir(parents=True, exist_ok=True)
     log = Log(Path(f"{stem}.log"))
-    checks = Path(f"{stem}_checks")
+    checks = Path(f"{stem}_checks")  # every check's reason, for the class report (instructors only)
+    checks.mkdir(parents=True, exist_ok=True)
     subs = discover(source, args.assignment,
                     skip=[feedback, checks, csv_path, f"{stem}_plots", f"{stem}.log", f"{stem}_summary.txt",
                           f"{stem}_summary.json"])
@@ -235,7 +243,7 @@ def run(args):
     if problems:
         _write_problems(problems, rows, feedback, args, log, checks)
         bar.update(len(problems))
-    hide = [str(source), str(feedback)] + ([str(csv_path.parent)] if _hideable(csv_path.parent) else [])
+    hide = [str(source), str(feedback), str(checks)] + ([str(csv_path.parent)] if _hideable(csv_path.parent) else [])
     options = {"parts": args.part or None, "budget": args.budget, "visibility": args.visibility,
                "hide": hide, "debug": args.debug, "feedback": args.feedback}
     work = sorted(tasks.values(), key=lambda t: t["id"])
