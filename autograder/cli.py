@@ -78,7 +78,7 @@ def exit_now(code):
 
 
 # Modules under autograder.flows that add a subcommand with register(subparsers).
-FLOW_COMMANDS = ("batch", "crosscheck", "written")
+FLOW_COMMANDS = ("batch", "crosscheck", "written", "class_report")
 
 
 def main(argv=None):

@@ -33,3 +33,23 @@ def solution_notebook():
 @pytest.fixture(scope="session")
 def student_notebook():
     return STUDENT_NB
+
+
+@pytest.fixture(scope="session")
+def small_class(tmp_path_factory, solution_notebook, student_notebook):
+    """tests/batch/small_class.py graded once by the real `grade-all … --roster … --lms canvas --lms moodle`.
+
+    Returns (submissions folder, roster path, grades.csv path, the completed process).
+    """
+    from tests.batch.small_class import build
+
+    base = tmp_path_factory.mktemp("small_class")
+    folder = base / "submissions"
+    folder.mkdir()
+    roster = build(folder, student_notebook, solution_notebook)
+    out = base / "out" / "grades.csv"
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(folder), "--out", str(out),
+                           "--jobs", "2", "--roster", str(roster), "--lms", "canvas", "--lms", "moodle"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    return folder, roster, out, proc

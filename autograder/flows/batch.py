@@ -12,11 +12,19 @@ and one histogram per part. Layouts, mixed freely:
 Resumable: each finished result is written atomically and keyed by the sha256 of the
 notebook's bytes (and of the grader); a rerun reuses every finished result whose
 notebook is unchanged and grades only the rest.
+
+Into an existing --out, a run merges: the rows of the students found now are added or
+replaced, every other row (and its feedback) is kept, and one line says what changed
+(``--replace`` writes only the students found now). A Canvas bulk download's file names
+(``lastfirst_12345_678901_<name>.ipynb``, also with ``late_``) give the student ``lastfirst``.
+Every run also writes ``report.html`` beside the CSV (flows/class_report.py) and, with
+``--roster`` and ``--lms canvas|moodle``, the LMS import files (flows/lms.py).
 """
 import argparse
 import hashlib
 import json
 import os
+import re
 import stat
 import sys
 import time
@@ -47,6 +55,19 @@ def register(subparsers):
     p.add_argument("--visibility", default="visible",
                    choices=["visible", "hidden", "after_due_date", "after_published"])
     p.add_argument("--regrade", action="store_true", help="ignore finished results and grade everything again")
+    p.add_argument("--replace", action="store_true",
+                   help="rewrite --out with only the students found now (default: merge into an existing --out, "
+                        "keeping the rows of students not in SUBMISSIONS_DIR)")
+    p.add_argument("--roster", help="CSV with the columns student,name,email,lms_id (for --lms)")
+    p.add_argument("--lms", choices=["canvas", "moodle"], action="append",
+                   help="also write <stem>_canvas.csv / <stem>_moodle.csv for the LMS gradebook import "
+                        "(needs --roster; repeatable)")
+    p.add_argument("--lms-assignment", default="week7_attention",
+                   help="the LMS grade column: Canvas 'Name (assignment id)' updates an existing assignment, "
+                        "a bare name creates one")
+    p.add_argument("--lms-missing", choices=["empty", "zero"], default="empty",
+                   help="score of a roster student with no submission: empty (Canvas keeps the current grade; "
+                        "Moodle rows are left out) or zero")
     p.add_argument("--debug", action="store_true", help="log internal tracebacks of failed checks too")
     p.add_argument("--hand", help="hand scores of the written answers (student,q1,q2,q3,comment; see `written`): "
                                   "columns q1.. beside the parts, and in the total")
@@ -90,7 +111,7 @@ def discover(folder, assignment, skip=()):
             except OSError as err:
                 sub = Submission(entry.name, None, "no-notebook", f"the folder could not be read ({err.strerror})")
         elif notebook_name or stat.S_ISLNK(mode):
-            sub = _from_file(entry.stem if notebook_name else entry.name, entry)
+            sub = _from_file(student_of_file(entry.name) if notebook_name else entry.name, entry)
         else:
             continue  # a README or a roster beside the submissions
         n = seen[sub.student] = seen.get(sub.student, 0) + 1
@@ -98,6 +119,31 @@ def discover(folder, assignment, skip=()):
             sub.student = f"{sub.student}~{n}"
         found.append(sub)
     return found
+
+
+# Canvas "Download Submissions" names each file <lastfirst>[_late]_<user id>_<submission id>_<uploaded name>
+# (the user id is Canvas's own "ID" column of the gradebook export). A leading late_ is accepted too.
+CANVAS_UPLOAD = re.compile(r"^(?:late_)?(?P<student>[^_]+?)_(?:late_)?(?P<user_id>\d+)_(?P<submission_id>\d+)_"
+                           r"(?P<file>.+)$", re.IGNORECASE)
+
+
+def canvas_upload(filename):
+    """(student, Canvas user id) of a Canvas bulk-download file name, or None for any other name.
+
+    ``smithjane_12345_678901_week7_attention.ipynb`` and ``smithjane_late_12345_…`` give
+    ("smithjane", "12345"): the student is the lastfirst part (what grade-all reports and the
+    roster's ``student`` column names); the user id lets lms.py match the roster's ``lms_id``.
+    """
+    found = CANVAS_UPLOAD.match(filename)
+    if not found or not submission_file.is_notebook_name(filename):
+        return None
+    return found.group("student"), found.group("user_id")
+
+
+def student_of_file(filename):
+    """The student a notebook file at the top of the folder belongs to: its stem, or a Canvas upload's lastfirst."""
+    canvas = canvas_upload(filename)
+    return canvas[0] if canvas else Path(filename).stem
 
 
 def _from_file(student, path):
@@ -157,12 +203,24 @@ def run(args):
     feedback = Path(f"{stem}_feedback")
     feedback.mkdir(parents=True, exist_ok=True)
     log = Log(Path(f"{stem}.log"))
+    checks = Path(f"{stem}_checks")  # every check's reason, for the class report (instructors only)
+    checks.mkdir(parents=True, exist_ok=True)
     subs = discover(source, args.assignment,
-                    skip=[feedback, csv_path, f"{stem}_plots", f"{stem}.log", f"{stem}_summary.txt",
+                    skip=[feedback, checks, csv_path, f"{stem}_plots", f"{stem}.log", f"{stem}_summary.txt",
                           f"{stem}_summary.json"])
     hand = _load_hand(args, subs)
     if hand is False:
         return 2
+    previous = None if args.replace else _previous_rows(csv_path)
+    if previous is False:
+        return 2
+    if args.lms:  # a roster that cannot be used is said before the grading, not after it
+        from . import lms
+        try:
+            lms.read_roster(args.roster)
+        except lms.RosterError as err:
+            print(f"grade-all: {err}", file=sys.stderr)
+            return 2
     key = grader_key(args)
     rows, tasks = {}, {}
     for sub in subs:
@@ -188,9 +246,9 @@ def run(args):
     bar.update(len(rows))
     problems = [s for s in subs if s.notebook is None]
     if problems:
-        _write_problems(problems, rows, feedback, args, log)
+        _write_problems(problems, rows, feedback, args, log, checks)
         bar.update(len(problems))
-    hide = [str(source), str(feedback)] + ([str(csv_path.parent)] if _hideable(csv_path.parent) else [])
+    hide = [str(source), str(feedback), str(checks)] + ([str(csv_path.parent)] if _hideable(csv_path.parent) else [])
     options = {"parts": args.part or None, "budget": args.budget, "visibility": args.visibility,
                "hide": hide, "debug": args.debug, "feedback": args.feedback}
     work = sorted(tasks.values(), key=lambda t: t["id"])
@@ -207,6 +265,7 @@ def run(args):
                 pass
             for sub in task["students"]:
                 rows[sub.student] = _write_result_or_error(sub, result, feedback, source, key, log)
+                _write_checks(sub, result, checks, log)
                 bar.update(1)
             try:
                 bar.set_postfix_str(safe_line(f"last {task['students'][0].student}: {result.get('status')}")[:60])
@@ -223,7 +282,8 @@ def run(args):
     bar.close()
     ordered = [rows.get(s.student) or _row(s, {"status": "grader-error", "problem": "not graded"}, source)
                for s in subs]
-    if hand:
+    ordered, change = _merge(previous, ordered, csv_path.name)
+    if hand:  # after the merge: the hand scores reach kept students too
         ordered = _with_hand(ordered, hand)
     out.write_csv(ordered, csv_path)
     # From the results when they cover every part: collecting the suites here would cost ~2 s.
@@ -239,8 +299,75 @@ def run(args):
     print(text)
     print(f"\nwrote {csv_path}, {stem}_summary.txt, {stem}_plots/, feedback in {feedback}/ "
           f"({summary['seconds']:g} s)")
+    if change:
+        print(change)
+        log.write(change)
+    failed = _exports(args, ordered, csv_path, log, sum(part_max.values()))
     log.write(f"done: {len(ordered)} rows in {summary['seconds']:g} s")
-    return 1 if summary["statuses"].get("grader-error") else 0
+    return 1 if summary["statuses"].get("grader-error") or failed else 0
+
+
+# ---- into an existing --out, and what is written from the whole class ----------------------
+
+def _previous_rows(csv_path):
+    """The rows of an existing --out to merge into: [] when there is none, False when it is not a grades CSV."""
+    if not csv_path.exists():
+        return []
+    try:
+        return out.read_csv(csv_path)
+    except (OSError, ValueError) as err:
+        print(f"grade-all: {csv_path} exists and is not a grade-all CSV ({err}); pass --replace to overwrite it, "
+              f"or choose another --out", file=sys.stderr)
+        return False
+
+
+def _merge(previous, rows, name):
+    """Rows of this run merged into ``previous`` (batch_summary.merge) and the line saying what changed."""
+    if not previous:
+        return rows, ""
+    merged, counts = out.merge(previous, rows)
+    line = f"{name}: {counts['updated']} updated, {counts['added']} added, {counts['kept']} kept"
+    if counts["changed"] != counts["updated"]:
+        line += f" ({counts['changed']} of the updated rows changed)"
+    return merged, line
+
+
+def _exports(args, rows, csv_path, log, points):
+    """The LMS files (--lms, --roster) and report.html, from the whole class; True if one failed."""
+    failed = False
+    if args.lms:
+        from . import lms
+        try:
+            for message in lms.export(rows, args.roster, args.lms, csv_path, args.lms_assignment, args.lms_missing,
+                                      points):
+                print(message)
+                log.write(message)
+        except lms.RosterError as err:
+            print(f"grade-all: {err}", file=sys.stderr)
+            failed = True
+    try:
+        from . import class_report
+        print(f"wrote {class_report.write(csv_path)}")
+    except Exception:  # noqa: BLE001 - the grades are written; the report can be made again with class-report
+        log.write(f"could not write the class report:\n{traceback.format_exc()}")
+        print(f"grade-all: the class report could not be written (see {log.path}); "
+              f"python -m autograder class-report {csv_path} makes it again", file=sys.stderr)
+        failed = True
+    return failed
+
+
+def _write_checks(sub, result, folder, log):
+    """``<stem>_checks/<student>.json``: every check with its full message, for the class report (instructors only).
+
+    Kept apart from ``<stem>_feedback/`` (which students may be given): it holds the check
+    titles and reasons whatever ``--feedback`` level the students are shown.
+    """
+    try:
+        data = {"version": 1, "student": sub.student, "status": result.get("status"),
+                "checks": result.get("checks") or []}
+        out.write_atomic(folder / f"{sub.student}.json", json.dumps(data, indent=2) + "\n")
+    except Exception:  # noqa: BLE001 - the report falls back on results.json
+        log.write(f"could not write the checks of {sub.student}:\n{traceback.format_exc()}")
 
 
 def _load_hand(args, subs):
@@ -322,7 +449,7 @@ def _write_result(sub, result, feedback, source, key, log):
     return row
 
 
-def _write_problems(problems, rows, feedback, args, log):
+def _write_problems(problems, rows, feedback, args, log, checks=None):
     """Students without a gradable notebook: zero points, and feedback that says why."""
     from ..engine import report as rep
     from ..engine.grade import failed_everywhere
@@ -339,6 +466,8 @@ def _write_problems(problems, rows, feedback, args, log):
             out.write_atomic(folder / "results.json", json.dumps(result["gradescope"], indent=2) + "\n")
             out.write_atomic(folder / "feedback.txt", _feedback_text(sub, result, None))
             (folder / "record.json").unlink(missing_ok=True)
+            if checks is not None:  # a stale one from an earlier notebook of this student
+                (checks / f"{sub.student}.json").unlink(missing_ok=True)
             rows[sub.student] = _row(sub, result, None)
             log.write(f"{sub.status} {sub.student}: {redact(sub.detail)}")
         except Exception:  # noqa: BLE001 - one student's files must not stop the class

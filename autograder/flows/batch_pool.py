@@ -98,7 +98,21 @@ def _grade_one(task, zygote, options, level):
             "by_part": {part: [got, top] for part, (got, top) in report.by_part().items()},
             "problem": report.problem, "seconds": round(report.seconds, 2),
             "gradescope": rep.gradescope(report, options["visibility"], level=level),
-            "table": rep.table(report, level=level), "internal": internal}
+            "table": rep.table(report, level=level), "internal": internal, "checks": checks(report)}
+
+
+def checks(report):
+    """Every check with its full reason, for the instructor's class report (whatever the students' level)."""
+    from ..engine.safe_text import student as safe
+
+    out = []
+    for r in report.results:
+        cause = getattr(r, "cause", None)  # a diagnosed misconception, when the suites name one
+        out.append({"nodeid": r.nodeid, "part": r.part, "title": r.title, "points": r.points, "score": r.score,
+                    "status": r.status, "message": safe(r.message, multiline=True) if r.status != "passed" else "",
+                    "hint": safe(r.hint, multiline=True) if r.status != "passed" and r.hint else "",
+                    "cause": safe(cause) if cause and r.status != "passed" else ""})
+    return out
 
 
 def grader_error(message, internal, seconds):

@@ -1,4 +1,4 @@
-"""What `grade-all` writes besides per-student feedback: the CSV, the summary, the histograms."""
+"""What `grade-all` writes besides per-student feedback: the CSV (and merging into one), the summary, the histograms."""
 import csv
 import io
 import json
@@ -48,6 +48,60 @@ def write_csv(rows, path):
     for row in rows:
         writer.writerow({k: _cell(row.get(k)) for k in fields})
     write_atomic(path, out.getvalue())
+
+
+def read_csv(path):
+    """The rows of a grades CSV this module wrote: numbers back as floats (None when empty), text as written.
+
+    Raises ValueError when the file is not one (no ``student`` or ``total`` column).
+    """
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        missing = {"student", "total", "status"} - set(reader.fieldnames or [])
+        if missing:
+            raise ValueError(f"no {', '.join(sorted(missing))} column")
+        rows = []
+        for raw in reader:
+            row = dict(raw)
+            for name in (*PARTS, "total", "seconds"):
+                value = (row.get(name) or "").strip()
+                try:
+                    row[name] = float(value) if value else None
+                except ValueError:
+                    row[name] = None
+            if row["total"] is None:
+                row["total"] = 0.0
+            rows.append(row)
+    return rows
+
+
+def student_key(name):
+    """A student as the CSV shows them: rows read back from a CSV and rows of this run compare equal."""
+    return csv_cell(name)
+
+
+def merge(previous, current):
+    """``previous`` rows (read from the CSV) with ``current`` ones added or put in their place; sorted by student.
+
+    Returns (rows, counts): ``updated`` were in both, ``changed`` of those differ in total,
+    status, a part or the notebook's sha256, ``added`` are new, ``kept`` were only in ``previous``.
+    """
+    now = {student_key(r["student"]): r for r in current}
+    merged, counts = [], {"updated": 0, "changed": 0, "added": 0, "kept": 0}
+    for old in previous:
+        key = student_key(old["student"])
+        if key in now:
+            new = now.pop(key)
+            counts["updated"] += 1
+            if any(_cell(old.get(k)) != _cell(new.get(k)) for k in ("total", "status", "sha256", *PARTS)):
+                counts["changed"] += 1
+            merged.append(new)
+        else:
+            counts["kept"] += 1
+            merged.append(old)
+    counts["added"] = len(now)
+    merged += now.values()
+    return sorted(merged, key=lambda r: student_key(r["student"])), counts
 
 
 def _cell(value):
@@ -109,27 +163,56 @@ def write_summary(summary, stem):
 
 def histograms(rows, part_max, folder):
     """One PNG per part (and one for the total): how many students got how many points."""
-    import matplotlib
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     made = []
     for name, top in [*part_max.items(), ("total", sum(part_max.values()))]:
-        values = [row[name] for row in rows if row.get(name) is not None]
-        if not values:
+        groups = {"graded": [], NO_NOTEBOOK: []}
+        for row in rows:
+            if row.get(name) is not None:
+                groups[NO_NOTEBOOK if row.get("status") in UNGRADABLE else "graded"].append(row[name])
+        png = histogram_png(name, top, groups)
+        if png is None:
             continue
-        bins = min(int(top), 20) if top >= 1 else 10
-        fig, ax = plt.subplots(figsize=(5, 3.2))
-        ax.hist(values, bins=bins, range=(0, top or 1), color="#4C72B0", edgecolor="white")
-        ax.set_xlabel(f"points (out of {top:g})")
-        ax.set_ylabel("submissions")
-        ax.set_title(f"{name}: mean {statistics.fmean(values):.1f}, median {statistics.median(values):g}")
-        fig.tight_layout()
-        png = io.BytesIO()
-        fig.savefig(png, format="png", dpi=100)
-        plt.close(fig)
-        write_atomic(folder / f"{name}.png", png.getvalue())
+        write_atomic(folder / f"{name}.png", png)
         made.append(folder / f"{name}.png")
     return made
+
+
+# Rows without a notebook to grade: shown apart in the plots (their zero says nothing about the part).
+UNGRADABLE = ("not-a-notebook", "no-notebook", "several-notebooks")
+NO_NOTEBOOK = "no gradable notebook"
+COLOURS = {"graded": "#4C72B0", "attempted": "#4C72B0", "blank (nothing implemented)": "#DD8452",
+           NO_NOTEBOOK: "#C44E52"}
+
+
+def histogram_png(name, top, groups):
+    """PNG bytes of one histogram of points, the ``groups`` ({label: values}) stacked in their own colours.
+
+    The title's mean and median are over the first group (the submissions that were graded
+    or attempted); None when there are no values at all.
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    groups = {label: values for label, values in groups.items() if values}
+    if not groups:
+        return None
+    bins = min(int(top), 20) if top >= 1 else 10
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    labels = list(groups)
+    ax.hist([groups[k] for k in labels], bins=bins, range=(0, top or 1), stacked=True, edgecolor="white",
+            color=[COLOURS.get(k, "#8172B3") for k in labels], label=[f"{k} ({len(groups[k])})" for k in labels])
+    ax.set_xlabel(f"points (out of {top:g})")
+    ax.set_ylabel("submissions")
+    main = groups[labels[0]]
+    ax.set_title(f"{name}: mean {statistics.fmean(main):.1f}, median {statistics.median(main):g}"
+                 + (f" ({labels[0]})" if len(labels) > 1 else ""), fontsize=10)
+    if len(labels) > 1:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=100)
+    plt.close(fig)
+    return png.getvalue()

@@ -1,0 +1,175 @@
+"""`grade-all … --roster roster.csv --lms canvas|moodle`: the class's totals in an LMS gradebook import file.
+
+The roster is a CSV with the columns ``student,name,email,lms_id``; ``student`` is the
+submission's name as grade-all reports it (the ``student`` column of grades.csv; for a
+Canvas bulk download, the ``lastfirst`` part of the file name). A grades row matches the
+roster entry with the same ``student``; failing that, a Canvas upload (its user id is in the
+file name, kept in the ``notebook`` column) matches the entry whose ``lms_id`` is that id.
+Nothing is dropped silently: submissions that match no roster entry and roster students
+with no submission are printed and listed in ``<stem>_roster_check.csv``.
+
+Canvas (``<stem>_canvas.csv``), the layout of Canvas's own gradebook export, which its
+import reads back ("Student, ID, SIS User ID, SIS Login ID, Section", then one column per
+assignment named "Assignment name (assignment id)"; a column without an id creates a new
+assignment; the second row "Points Possible" as in the export):
+    https://teaching.resources.osu.edu/toolsets/carmencanvas/guides/calculating-final-grades/import-csv-file-carmen-grades
+    https://nemogb-dev.github.io/nemogb-r/articles/detailed-canvas-export-info.html
+Canvas identifies a student by ``ID`` (the Canvas user id: the roster's ``lms_id``); SIS
+columns are left empty. An empty score leaves the grade in Canvas as it is.
+
+Moodle (``<stem>_moodle.csv``), for "Import grades > CSV file": any header; at import the
+instructor maps "Email address" to ``useremail`` (or "ID number", the roster's ``lms_id``,
+to ``useridnumber``) and the grade column to the grade item:
+    https://docs.moodle.org/311/en/Grade_import
+Moodle aborts the whole import at a row whose user it cannot find, and an empty grade
+cell clears the grade (grade/import/csv/classes/load_data.php, prepare_import_grade_data
+and update_grade_item): so only roster students are written, and with ``--lms-missing
+empty`` (the default) roster students with no submission are left out of the Moodle file,
+but get an empty cell in the Canvas file (no change there); ``--lms-missing zero`` gives
+them 0 in both.
+"""
+import csv
+import io
+from pathlib import Path
+
+from ..engine.safe_text import csv_cell
+from .batch_summary import _cell, student_key, write_atomic
+
+ROSTER_COLUMNS = ("student", "name", "email", "lms_id")
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+CANVAS_POINTS_ROW = "    Points Possible"  # as Canvas's own export writes it (leading spaces included)
+MOODLE_COLUMNS = ("Full name", "Email address", "ID number")
+
+
+class RosterError(Exception):
+    """The roster cannot be used (missing, unreadable, wrong columns, a student twice)."""
+
+
+def read_roster(path):
+    if not path:
+        raise RosterError("--lms needs --roster roster.csv (columns student,name,email,lms_id)")
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle)
+            header = [(h or "").strip().lower() for h in reader.fieldnames or []]
+            missing = [c for c in ROSTER_COLUMNS if c not in header]
+            if missing:
+                raise RosterError(f"{path}: the roster has no {', '.join(missing)} column "
+                                  f"(expected {','.join(ROSTER_COLUMNS)})")
+            reader.fieldnames = header
+            entries = [{c: (row.get(c) or "").strip() for c in ROSTER_COLUMNS} for row in reader]
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise RosterError(f"{path}: the roster could not be read ({err})") from err
+    entries = [e for e in entries if any(e.values())]
+    seen = {}
+    for e in entries:
+        if not e["student"]:
+            raise RosterError(f"{path}: a roster entry has no student ({e['name'] or e['email'] or e['lms_id']})")
+        key = student_key(e["student"])
+        if key in seen:
+            raise RosterError(f"{path}: the student {csv_cell(e['student'])} is in the roster twice")
+        seen[key] = e
+    return entries
+
+
+def canvas_user_id(row):
+    """The Canvas user id in a row's notebook file name (a Canvas bulk download), or None."""
+    from .batch import canvas_upload
+
+    found = canvas_upload(Path(str(row.get("notebook") or "")).name)
+    return found[1] if found else None
+
+
+def match(rows, roster):
+    """([(entry, row)] in roster order, rows matching no entry, entries with no row)."""
+    by_student = {student_key(r["student"]): r for r in rows}
+    by_user_id = {}
+    for r in rows:
+        uid = canvas_user_id(r)
+        if uid:
+            by_user_id.setdefault(uid, []).append(r)
+    used, pairs, missing = set(), [], []
+    for entry in roster:
+        row = by_student.get(student_key(entry["student"]))
+        if row is None and entry["lms_id"] and len(by_user_id.get(entry["lms_id"], [])) == 1:
+            row = by_user_id[entry["lms_id"]][0]
+        if row is None or id(row) in used:
+            missing.append(entry)
+        else:
+            used.add(id(row))
+            pairs.append((entry, row))
+    unmatched = [r for r in rows if id(r) not in used]
+    return pairs, unmatched, missing
+
+
+def _score(row, missing_score):
+    if row is None:
+        return 0 if missing_score == "zero" else ""
+    return _cell(float(row.get("total") or 0.0))
+
+
+def canvas_csv(pairs, missing, assignment, points, missing_score):
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*CANVAS_COLUMNS, csv_cell(assignment)])
+    writer.writerow([CANVAS_POINTS_ROW, "", "", "", "", _cell(float(points))])
+    entries = [(e, r) for e, r in pairs] + [(e, None) for e in missing]
+    for entry, row in sorted(entries, key=lambda p: p[0]["name"].lower() or p[0]["student"].lower()):
+        writer.writerow([csv_cell(entry["name"] or entry["student"]), csv_cell(entry["lms_id"]), "", "", "",
+                         _score(row, missing_score)])
+    return out.getvalue()
+
+
+def moodle_csv(pairs, missing, assignment, missing_score):
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*MOODLE_COLUMNS, csv_cell(assignment)])
+    entries = [(e, r) for e, r in pairs]
+    if missing_score == "zero":
+        entries += [(e, None) for e in missing]
+    for entry, row in sorted(entries, key=lambda p: p[0]["name"].lower() or p[0]["student"].lower()):
+        writer.writerow([csv_cell(entry["name"] or entry["student"]), csv_cell(entry["email"]),
+                         csv_cell(entry["lms_id"]), _score(row, missing_score)])
+    return out.getvalue()
+
+
+def check_csv(unmatched, missing):
+    """``<stem>_roster_check.csv``: one line per submission without a roster entry and per student without a submission."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["problem", "student", "name", "email", "lms_id", "status", "total", "notebook"])
+    for r in unmatched:
+        writer.writerow(["no roster entry", csv_cell(r["student"]), "", "", csv_cell(canvas_user_id(r) or ""),
+                         csv_cell(r.get("status") or ""), _cell(r.get("total")), csv_cell(r.get("notebook") or "")])
+    for e in missing:
+        writer.writerow(["no submission", *(csv_cell(e[c]) for c in ROSTER_COLUMNS), "", "", ""])
+    return out.getvalue()
+
+
+def export(rows, roster_path, systems, csv_path, assignment, missing_score, points=100.0):
+    """Write the LMS files and the roster check beside ``csv_path``; return the lines to print."""
+    roster = read_roster(roster_path)
+    pairs, unmatched, missing = match(rows, roster)
+    stem = Path(csv_path).with_suffix("")
+    lines = []
+    for system in dict.fromkeys(systems):
+        path = Path(f"{stem}_{system}.csv")
+        if system == "canvas":
+            write_atomic(path, canvas_csv(pairs, missing, assignment, points, missing_score))
+        else:
+            write_atomic(path, moodle_csv(pairs, missing, assignment, missing_score))
+        lines.append(f"wrote {path} ({len(pairs)} graded roster students"
+                     + (f", {len(missing)} without a submission" if missing and (system == 'canvas'
+                        or missing_score == "zero") else "") + ")")
+    check = Path(f"{stem}_roster_check.csv")
+    write_atomic(check, check_csv(unmatched, missing))
+    if unmatched:
+        lines.append(f"{len(unmatched)} submission(s) match no roster entry (not in the LMS file): "
+                     + ", ".join(csv_cell(r["student"]) for r in unmatched))
+    if missing:
+        lines.append(f"{len(missing)} roster student(s) have no submission ("
+                     + ("0" if missing_score == "zero" else "left empty") + "): "
+                     + ", ".join(csv_cell(e["student"]) for e in missing))
+    lines.append(f"roster check: {check}")
+    return lines
+
