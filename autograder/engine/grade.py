@@ -163,12 +163,12 @@ def grade_notebook(path, zygote, parts=None, limits=None, hide=()):
     except (NotebookError, OSError) as err:
         return failed_everywhere(path, str(err), parts, started)
     import torch  # the suites' own computations: one thread, like the worker and the reference run
-    _warm_optimizer()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny tensors; a second thread only adds OpenMP hand-offs (10x slower when busy)
     session = WorkerSession(zygote, cells, limits or Limits(), hide=hide)
     try:
         session.prefetch()  # the worker runs the notebook while pytest collects
+        _warm_optimizer()
         probes.use_submission(probes.submission_base(secret.load(), digest))
         results = run_suites(Student(session), parts, plugins=[_FreezeHeap()])
         cells_run = session.execution_report()
@@ -182,20 +182,16 @@ def grade_notebook(path, zygote, parts=None, limits=None, hide=()):
 
 
 def _warm_optimizer():
-    """Import torch._dynamo in the background, once per process (~1.4 s).
+    """Import torch._dynamo now, once per process (~1.4 s), while the worker runs the notebook.
 
     The grader trains the lab's smoke run itself, and AdamW's constructor imports
-    torch._dynamo on first use. Started when the first grade begins (after the worker
-    template was forked, so no worker pays for it), it overlaps the notebook's run.
+    torch._dynamo on first use. Done here, after the worker was started, the import
+    overlaps the notebook's run in the other process. Not in a thread: CPython 3.11.7's
+    AST conversion keeps its recursion depth in global state (gh-106905), so an import in
+    one thread and pytest's traceback formatting in another fail with "AST constructor
+    recursion depth mismatch" (seen as grader errors under load).
     """
-    import sys
-    import threading
-    if "torch._dynamo" not in sys.modules and not _warm_optimizer.started:
-        _warm_optimizer.started = True
-        threading.Thread(target=lambda: __import__("torch._dynamo"), daemon=True).start()
-
-
-_warm_optimizer.started = False
+    import torch._dynamo  # noqa: F401
 
 
 def _sha256(path):
