@@ -9,6 +9,7 @@ ordinary notebooks are also graded once by `python -m autograder grade`.
 import csv
 import hashlib
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -408,3 +409,116 @@ def test_kernel_spec_is_this_venvs_isolated_kernel():
 def test_grading_inside_the_student_kernel_is_retired():
     with pytest.raises(ImportError, match="retired"):
         import autograder.flows.nbgrader_cell  # noqa: F401
+
+
+# ---- niceties: the log, no spurious checksum warnings, feedback titles and wrapping, model answers ----
+def flow_log(graded_course):
+    logs = sorted((graded_course["path"] / "logs").glob("nbgrader-*.log"))
+    assert logs, "the flow keeps nbgrader's whole log in COURSE/logs/"
+    return logs[-1]
+
+
+def autograde_log_by_student(text):
+    """{student: the autograde log lines about that student} (nbgrader names each one as it starts)."""
+    out, current = {}, None
+    for line in text.splitlines():
+        started = re.search(r"Creating/updating student with ID '([^']+)'", line)
+        if started:
+            current = started.group(1)
+        if line.startswith("===== ") and "autograde" not in line:
+            current = None
+        if current:
+            out.setdefault(current, []).append(line)
+    return out
+
+
+def test_the_full_nbgrader_log_is_kept_and_the_console_says_where(graded_course):
+    path = flow_log(graded_course)
+    assert str(path) in graded_course["run"].stdout, graded_course["run"].stdout[-2000:]
+    text = path.read_text()
+    for command in ("nbgrader autograde week7_attention", "nbgrader generate_feedback week7_attention",
+                    "nbgrader export"):
+        assert f"  {command}" in text, command
+    assert "Creating/updating student with ID 'solution'" in text  # nbgrader's own INFO lines, not a summary
+
+
+def test_untouched_test_cells_raise_no_checksum_warning(graded_course):
+    """Test cells hold hidden tests only in the instructor notebook: an untouched released cell is restored
+    silently; a test cell a student really changed is still reported by nbgrader."""
+    per_student = autograde_log_by_student(flow_log(graded_course).read_text())
+    for name in ORDINARY:
+        lines = per_student[name]
+        assert not [line for line in lines if "checksum" in line], (name, [l for l in lines if "checksum" in l])
+    assert "| WARNING] Missing grade cell masks_tests" in "\n".join(per_student["deleted_cell"])
+
+
+def test_overwrite_restores_an_edited_test_cell_with_a_warning(graded_course):
+    """The silent restore is only for the exact released text: an edited test cell still warns and is replaced."""
+    from nbgrader.api import Gradebook
+    from nbformat.v4 import new_code_cell
+
+    course_dir = graded_course["path"]
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        source = gb.find_source_cell("masks_tests", ASSIGNMENT, ASSIGNMENT).source
+    assert "BEGIN HIDDEN TESTS" in source
+    released = pp.released_source(source)
+    assert "BEGIN HIDDEN TESTS" not in released and released.strip()
+    warnings = []
+    for text, warned in ((released, False), (released + "\nprint('mine')", True)):
+        cell = new_code_cell(text, metadata={"nbgrader": {"grade": True, "grade_id": "masks_tests", "points": 18,
+                                                          "locked": True, "solution": False}})
+        restore = pp.RestoreDeletedCells()
+        with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+            restore.gradebook, restore.notebook_id, restore.assignment_id = gb, ASSIGNMENT, ASSIGNMENT
+            restore.report_change = lambda *args: warnings.append(args)
+            restore.preprocess_cell(cell, {}, 0)
+        assert cell.source == source
+        assert bool(warnings) == warned, warnings
+
+
+def feedback_html(graded_course, name):
+    return (graded_course["path"] / "feedback" / name / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+
+
+def test_feedback_toc_names_each_part_with_its_points(graded_course):
+    from autograder.engine.catalog import part_points
+
+    html = feedback_html(graded_course, "solution")
+    toc = html[html.index('<div id="toc">'):html.index("</div>", html.index('<div id="toc">'))]
+    titles = re.findall(r'<li><a href="#([^"]+)">([^<]+)</a>', toc)
+    parts = [(f"{part}_tests", f"{part} ({points:g} points)") for part, points in part_points().items()]
+    written = [(gid, f"Q{i} {gid} (written, 5 points)")
+               for i, gid in enumerate(("q1_positions", "q2_baseline", "q3_attention_maps"), 1)]
+    assert titles == parts + written, titles
+    assert "Test cell" not in toc and "Written response" not in toc
+    assert html.count('<div id="toc">') == 1 and html.count("Part 2 — Masks") == 1
+
+
+def test_feedback_wraps_long_lines(graded_course):
+    html = feedback_html(graded_course, "mask_diag")
+    head = html[:html.index("</head>")]
+    assert re.search(r"div\.output_area pre[^{]*\{[^}]*white-space:\s*pre-wrap", head), "pre-wrap CSS in <head>"
+
+
+def test_model_answers_are_shown_to_graders_never_to_students(graded_course):
+    source = graded_course["source"]
+    models = {c.metadata.nbgrader.grade_id: c.source for c in source.cells
+              if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution")}
+    assert len(models) == 3
+    for name in ("solution", "blank"):
+        nb = nbformat.read(notebook_path(graded_course["path"], "autograded", name), as_version=4)
+        for i, cell in enumerate(nb.cells):
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in models:
+                shown = nb.cells[i + 1]
+                assert shown.metadata.get("week7", {}).get("kind") == pp.MODEL_ANSWER, (name, grade_id)
+                assert "nbgrader" not in shown.metadata
+                assert "graders only" in shown.source
+                for line in models[grade_id].splitlines():
+                    assert line in shown.source
+        assert sum(c.metadata.get("week7", {}).get("kind") == pp.MODEL_ANSWER for c in nb.cells) == 3
+        html = feedback_html(graded_course, name)
+        assert "graders only" not in html and "Model answer" not in html
+        if name == "blank":  # (the "solution" student's answers are the model answers)
+            for text in models.values():
+                assert text[:60] not in html, name

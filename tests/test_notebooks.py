@@ -1,4 +1,5 @@
 """Both notebooks run top to bottom under a real Jupyter kernel (nbclient), as students and nbgrader run them."""
+import json
 import os
 
 import nbformat
@@ -8,8 +9,21 @@ from nbclient import NotebookClient
 from autograder.engine.catalog import part_points
 
 
-def execute(path, grading):
+# Appended to the solution notebook: what the heatmap cell drew (its figure stays in `fig` after plt.show()).
+HEATMAP_PROBE = """\
+import json
+print("HEATMAP " + json.dumps({
+    "axes": len(fig.axes), "colorbar": fig.axes[-1].get_ylabel(),
+    "xticks": [t.get_text() for t in fig.axes[0].get_xticklabels()],
+    "yticks": [t.get_text() for t in fig.axes[0].get_yticklabels()],
+    "xlabel": fig.axes[0].get_xlabel(), "ylabel": fig.axes[0].get_ylabel(),
+    "tokens": sequence[0].tolist()}))
+"""
+
+
+def execute(path, grading, extra=()):
     nb = nbformat.read(path, as_version=4)
+    nb.cells += [nbformat.v4.new_code_cell(code) for code in extra]
     env_before = os.environ.get("GRADING")
     if grading:
         os.environ["GRADING"] = "1"
@@ -32,20 +46,31 @@ def errors(nb):
 
 
 @pytest.mark.slow
-def test_solution_notebook_runs_clean_and_its_graded_cells_give_full_points(solution_notebook):
-    nb = execute(solution_notebook, grading=False)
-    assert errors(nb) == []
+def test_solution_notebook_runs_clean_and_its_graded_cells_refuse_to_grade_in_a_plain_kernel(solution_notebook):
+    """Every cell runs clean except the graded ones: their hook imports the retired in-kernel grader, which
+    fails loudly (grading happens in the sandbox; nbgrader's kernel `week7-isolated` answers those cells)."""
+    from autograder.flows.nbgrader import hooked_part
+
+    nb = execute(solution_notebook, grading=False, extra=[HEATMAP_PROBE])
+    graded = {i: meta["grade_id"].removesuffix("_tests") for i, cell in enumerate(nb.cells)
+              if (meta := cell.metadata.get("nbgrader", {})).get("grade") and cell.cell_type == "code"}
+    assert set(graded.values()) == set(part_points())
+    for i, part in graded.items():
+        assert hooked_part(nb.cells[i].source) == part, (part, nb.cells[i].source)
+    found = errors(nb)
+    assert {i for i, _, _ in found} == set(graded), found
+    assert all(name == "ImportError" and "retired" in value for _, name, value in found), found
     text = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert "test loss" in text and "generated from 2: [2, 3, 4, 5, 6, 7, 0, 1" in text
     assert any("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs), \
         "the attention heatmap was not drawn"
-    points = part_points()
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade") and cell.cell_type == "code":
-            part = meta["grade_id"].removesuffix("_tests")
-            results = [o for o in cell.outputs if o.output_type == "execute_result"]
-            assert results and float(results[0]["data"]["text/plain"]) == points[part], (part, cell.outputs)
+    # Its axes: position with the token under it on both, and a colour bar beside the heads.
+    heatmap = json.loads(next(line for line in text.splitlines() if line.startswith("HEATMAP "))[8:])
+    ticks = [f"{i}\n{token}" for i, token in enumerate(heatmap["tokens"])]
+    assert heatmap["xticks"] == ticks, heatmap
+    assert heatmap["yticks"] == [t.replace("\n", ": ") for t in ticks], heatmap
+    assert "position" in heatmap["xlabel"] and "position" in heatmap["ylabel"]
+    assert heatmap["axes"] == 4 + 1 and heatmap["colorbar"] == "attention weight", heatmap
 
 
 @pytest.mark.slow

@@ -69,3 +69,48 @@ def test_source_notebook_has_every_graded_function_once():
     for names in ref.PARTS.values():
         for name in names:
             assert text.count(f"def {name}(") == 1, name
+
+
+def test_student_copy_has_no_instructor_banner_and_the_leak_check_catches_one(course):
+    from solutions.release.build import GENERATED_NOTE
+    course_dir, _, released, source = course
+    assert source.cells[0].source.startswith(GENERATED_NOTE), "the instructor notebook keeps its banner"
+    for nb in (released, nbformat.read(STUDENT_NB, as_version=4),
+               nbformat.read(course_dir / "release" / "week7_attention" / "week7_attention.ipynb", as_version=4)):
+        assert nb.cells[0].source.startswith("# Week 7"), nb.cells[0].source[:200]
+        assert not any("make release" in c.source for c in nb.cells)
+    planted = nbformat.reads(nbformat.writes(released), as_version=4)
+    planted.cells[0].source = GENERATED_NOTE + "\n\n" + planted.cells[0].source
+    assert any("instructor banner" in p for p in find_leaks(planted, source))
+
+
+def test_how_to_submit_states_the_grader_s_real_limits():
+    """The section near the top names the file, where it goes, what runs, and the limits the grader enforces."""
+    import re
+    from autograder.engine.submission_file import MAX_NOTEBOOK_MIB
+    from autograder.engine.supervisor import Limits
+
+    cells = nbformat.read(STUDENT_NB, as_version=4).cells
+    at = next(i for i, c in enumerate(cells) if "**How to submit**" in c.source)
+    assert at <= 1, "the How to submit section belongs near the top"
+    text = cells[at].source.split("**How to submit**", 1)[1]
+    limits = Limits()
+    for needle in ("week7_attention.ipynb", "Gradescope", "nbgrader", "GRADING=1", "if not GRADING:",
+                   f"{limits.call_seconds:g} s for each call", f"{limits.cell_seconds:g} s for each cell",
+                   f"{limits.submission_seconds:g} s for the whole submission", f"{MAX_NOTEBOOK_MIB} MiB"):
+        assert needle in text, needle
+    assert len(re.findall(r"^\* ", text, re.M)) <= 8, "keep it short"
+
+
+def test_written_questions_show_their_points(course):
+    """Each written question's prose states the points of the answer cell that follows it."""
+    _, _, released, _ = course
+    cells = released.cells
+    answers = [i for i, c in enumerate(cells) if c.cell_type == "markdown"
+               and c.metadata.get("nbgrader", {}).get("grade")]
+    assert len(answers) == 3
+    for i in answers:
+        points = cells[i].metadata.nbgrader.points
+        question = cells[i - 1].source.split("\n\n")[-1]
+        assert question.lstrip().startswith(f"**Q{answers.index(i) + 1} ") and f"{points:g} points" in question, \
+            question[:200]

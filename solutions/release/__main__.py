@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.engine.catalog import part_points
-from solutions.release.build import ASSIGNMENT, ROOT, build_source_notebook, write
+from solutions.release.build import ASSIGNMENT, ROOT, build_source_notebook, drop_instructor_note, write
 from solutions.release.leaks import find_leaks
 
 COURSE = ROOT / "build" / "course"
@@ -38,7 +38,10 @@ def build_course(course=COURSE):
                          cwd=course, capture_output=True, text=True, env=venv_env())
     if run.returncode != 0:
         raise SystemExit(f"nbgrader generate_assignment failed:\n{run.stdout}\n{run.stderr}")
-    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    # nbgrader's release/ copy (what its exchange hands out) is the student's too: no instructor banner.
+    release_nb = course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    released = drop_instructor_note(nbformat.read(release_nb, as_version=4))
+    write(released, release_nb)
     return points, released
 
 

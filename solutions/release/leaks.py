@@ -3,6 +3,7 @@ import inspect
 import re
 
 import solutions.reference as reference
+from solutions.release.build import GENERATED_NOTE
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
            "autograder.flows", "grade_part(", "solutions.reference")
@@ -40,6 +41,8 @@ def find_leaks(notebook, source_notebook=None):
         for line in text.splitlines():
             if line.strip() in bodies:
                 problems.append(f"cell {index}: contains a line of the reference solution: {line.strip()!r}")
+        if GENERATED_NOTE in text or "edit that file, not this notebook" in text:
+            problems.append(f"cell {index}: holds the instructor banner (instructor notebook only)")
         if cell.get("outputs"):
             problems.append(f"cell {index}: has outputs (the release must be output-free)")
         meta = cell.metadata.get("nbgrader", {})

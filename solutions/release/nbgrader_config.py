@@ -4,7 +4,6 @@ import os
 c = get_config()  # noqa: F821 - provided by nbgrader
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.course_id = "week7"
-c.CourseDirectory.db_assignments = [dict(name="week7_attention")]
 # Student notebooks carry no outputs; test cells are restored from the source at autograde time.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
@@ -18,8 +17,9 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
                                     GetGrades, IgnorePattern, LimitOutput, OverwriteKernelspec, SaveAutoGrades)
 
 from autograder.flows.nbgrader import KERNEL_NAME  # noqa: E402
-from autograder.flows.nbgrader.preprocessors import (HideHiddenTests, IsolatedExecute, MatchesRecord,  # noqa: E402
-                                                     RestoreCellMetadata, RestoreDeletedCells)
+from autograder.flows.nbgrader.preprocessors import (FeedbackExporter, FeedbackStyle, FeedbackTitles,  # noqa: E402
+                                                     HideHiddenTests, IsolatedExecute, MatchesRecord,
+                                                     ModelAnswers, RestoreCellMetadata, RestoreDeletedCells)
 
 # The kernel: nbclient runs the notebook's own kernelspec (`python3`) unless Execute.kernel_name is
 # set; IsolatedExecute refuses any other kernel even without this line.
@@ -32,12 +32,16 @@ c.OverwriteCells.add_missing_cells = True
 c.Autograde.sanitize_preprocessors = [RestoreCellMetadata, MatchesRecord, ClearOutput, DeduplicateIds,
                                       OverwriteKernelspec, RestoreDeletedCells, CheckCellMetadata]
 c.Autograde.autograde_preprocessors = [IsolatedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+                                       ModelAnswers]  # graders see the model answers in the formgrader
 # Any stderr output zeroes a test cell. The isolated kernel writes none; kept as a guard.
 c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"(?mi)\b\w*warning\b|^\[W[\d ]"
 # Seconds per cell: the kernel answers at once; a silent kernel is a fault, and the cell scores 0.
 c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True
-# Feedback HTML: no hidden-test source, no internal tracebacks from the graded cells.
-c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+# Feedback HTML: no hidden-test source, no internal tracebacks from the graded cells, no model answers;
+# part names and points in the table of contents; long output lines wrap.
+c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, FeedbackTitles, CSSHTMLHeaderPreprocessor,
+                                    FeedbackStyle]
+c.GenerateFeedback.exporter_class = FeedbackExporter

@@ -85,12 +85,32 @@ def nbgrader_env(base=None):
     return env
 
 
-def nbgrader(course, *args, check=True):
+def log_path(course):
+    """COURSE/logs/nbgrader-<timestamp>.log: a new file for each run of the flow."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = Path(course) / "logs" / f"nbgrader-{stamp}.log"
+    n = 1
+    while path.exists():
+        n += 1
+        path = path.with_name(f"nbgrader-{stamp}-{n}.log")
+    return path
+
+
+def nbgrader(course, *args, check=True, log_file=None):
+    """Run `nbgrader ARGS` in the course; its whole output is appended to ``log_file`` when given."""
+    started = time.strftime("%Y-%m-%d %H:%M:%S")
     run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
                          env=nbgrader_env())
+    if log_file is not None:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+        with open(log_file, "a", encoding="utf-8") as handle:
+            handle.write(f"===== {started}  nbgrader {' '.join(args)}  (exit {run.returncode})\n")
+            handle.write(run.stdout + ("" if run.stdout.endswith("\n") or not run.stdout else "\n"))
+            handle.write(run.stderr + ("" if run.stderr.endswith("\n") or not run.stderr else "\n"))
     if check and run.returncode != 0:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed (exit {run.returncode}):\n"
-                           f"{run.stdout[-4000:]}\n{run.stderr[-8000:]}")
+                           f"{run.stdout[-4000:]}\n{run.stderr[-8000:]}"
+                           + (f"\nfull nbgrader log: {log_file}" if log_file else ""))
     return run
 
 
@@ -188,23 +208,28 @@ def autograde_course(course, student_ids=None, level="hints", log=print, zygote=
         if own:
             zygote.close()
     check_kernel()
-    log(f"nbgrader autograde ({len(ids)} submission(s), kernel {KERNEL_NAME})")
-    runs = [nbgrader(course, "autograde", ASSIGNMENT, "--force", check=False)] if student_ids is None else \
-        [nbgrader(course, "autograde", ASSIGNMENT, "--force", "--student", s, check=False) for s in ids]
+    logged = log_path(course)
+    log(f"nbgrader autograde ({len(ids)} submission(s), kernel {KERNEL_NAME}); full nbgrader log: {logged}")
+    runs = [nbgrader(course, "autograde", ASSIGNMENT, "--force", check=False, log_file=logged)] \
+        if student_ids is None else \
+        [nbgrader(course, "autograde", ASSIGNMENT, "--force", "--student", s, check=False, log_file=logged)
+         for s in ids]
     failed = verify(course, ids, records)
     if failed:
         stderr = "\n".join(r.stderr[-6000:] for r in runs if r.returncode != 0)
-        log(f"nbgrader autograde exit status {max(r.returncode for r in runs)}\n{stderr}")
+        log(f"nbgrader autograde exit status {max(r.returncode for r in runs)}\n{stderr}\n"
+            f"(the full nbgrader log: {logged})")
     if len(failed) < len(ids):  # nbgrader itself fails when no notebook was autograded
         if student_ids is None:
-            nbgrader(course, "generate_feedback", ASSIGNMENT, "--force")
+            nbgrader(course, "generate_feedback", ASSIGNMENT, "--force", log_file=logged)
         for student in student_ids or ():
             if student not in failed:
-                nbgrader(course, "generate_feedback", ASSIGNMENT, "--force", "--student", student)
-    nbgrader(course, "export")
+                nbgrader(course, "generate_feedback", ASSIGNMENT, "--force", "--student", student, log_file=logged)
+    nbgrader(course, "export", log_file=logged)
     log(f"feedback in {course / 'feedback'}/, grades in {course / 'grades.csv'}, "
         f"isolated records in {course / 'isolated'}/")
-    return {"ids": ids, "records": records, "failed": failed}
+    log(f"full nbgrader log (autograde, generate_feedback, export): {logged}")
+    return {"ids": ids, "records": records, "failed": failed, "log": logged}
 
 
 def verify(course, ids, records):
