@@ -18,12 +18,15 @@ A worker's life, from fork to kill::
     grader ──request(config, socket fd)──▶ template ──fork──▶ keeper ──fork──▶ worker
     grader ◀──────────── worker pid ◀───── template ◀─ pid ── keeper
     worker: budget → session → namespaces → root → environment → uid → keyrings → limits
-    grader ──init(cells)──▶ worker ──cell_start/cell_end…, ready──▶ grader
-    grader ──call / train──▶ worker ──reply──▶ grader        (as often as the checks need)
+    grader ──arena fd, Init(cells)──▶ worker ──CellStart/CellEnd…, Ready──▶ grader
+    grader ──Call──▶ worker [──ModelOp──▶ grader ──ModelResult──▶ worker]* ──Reply──▶ grader
+                                                          (as often as the checks need)
     grader: SIGKILL worker (its PID namespace goes with it) → keeper reaps it, removes the
     control group, exits → template reaps the keeper. Workers are never reused.
 
-What each step bounds is in the module that does it: budget.py (memory, processes and CPU
+The messages, as typed records, are protocol.py (values inside them: wire.py); the worker's
+life as the grader sees it (REQUESTED → FORKED → RUNNING_NOTEBOOK → READY → GONE) is
+engine/supervisor.py's WorkerState. What each step bounds is in the module that does it: budget.py (memory, processes and CPU
 of the whole tree), identity.py (uid, keyrings, environment, command line), confine.py
 (namespaces, file system, per-process limits).
 """
