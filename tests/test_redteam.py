@@ -1,0 +1,62 @@
+"""Red-team findings (tests/corpus/redteam/): each test FAILS while its bug exists.
+
+Graded through the real `python -m autograder grade` as root (the sandbox's own setting).
+"""
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
+import hostile  # noqa: E402
+import redteam  # noqa: E402
+
+from autograder.sandbox import confine  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTION = ROOT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not confine.can_isolate(), reason="raw frames need the root sandbox"),
+              pytest.mark.skipif(not SOLUTION.exists(), reason="run `make release` first")]
+
+
+def _position(nb, grade_id):
+    for i, cell in enumerate(nb.cells):
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+            return i
+    raise KeyError(grade_id)
+
+
+def grade_watching_memory(notebook, out):
+    """Grade through the CLI; (results, peak resident MiB of the grading process itself)."""
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(notebook), "--out", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
+                if line.startswith(("VmHWM:", "VmRSS:")):
+                    peak = max(peak, int(line.split()[1]) // 1024)
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    proc.communicate()
+    return json.loads(Path(out).read_text()), peak
+
+
+def test_forged_cell_reports_do_not_grow_the_grader(tmp_path):
+    case = redteam.load("cell_report_flood")
+    nb = nbformat.read(str(SOLUTION), as_version=4)
+    index = _position(nb, "setup") + 1
+    attack = hostile.build(SOLUTION, [case], {"__FRAMES__": case.FRAMES, "__INDEX__": index})
+    nbformat.write(attack, str(tmp_path / "attack.ipynb"))
+    _, base_peak = grade_watching_memory(SOLUTION, tmp_path / "base.json")
+    results, peak = grade_watching_memory(tmp_path / "attack.ipynb", tmp_path / "attack.json")
+    # The submission's whole budget is 4 GiB for what it starts; the grader itself should not
+    # grow by anything like the size of what the worker chose to send.
+    assert peak - base_peak < 512, (f"the grading process peaked at {peak} MiB against {base_peak} MiB for the "
+                                    f"solution: forged CellEnd frames for made-up cells are all kept")
