@@ -36,6 +36,8 @@ from ..sandbox import confine, protocol, wire
 from .student import GraderFault, SubmissionFault, WorkerLost
 
 ROOT = Path(__file__).resolve().parents[2]
+CELL_OUTPUT = 20_000  # characters of one cell's printed output kept for the reports
+OUTPUT_BUDGET = 1_000_000  # ... and of the whole notebook's
 START_SECONDS = 120.0  # a fresh worker's first message (confinement and start-up; no student code yet)
 
 
@@ -87,6 +89,7 @@ class Worker:
         self.state = WorkerState.REQUESTED
         self.heard = False  # it sent anything at all (silence before the first cell is the sandbox's fault)
         self.current = None  # the cell it is running
+        self.pending_cells = []  # the cells it must still announce, in order (set when it gets the notebook)
 
     @property
     def pid(self):
@@ -155,6 +158,7 @@ class WorkerSession:
         self.zygote, self.cells, self.limits = zygote, list(cells), limits or Limits()
         self.deadline = None  # the budget starts with the first worker, not with the template's start
         self.reports, self.skip, self.restarts = {}, set(), 0
+        self.output_kept = 0  # characters of cell output kept so far (OUTPUT_BUDGET)
         self.poisoned = {}  # function name -> why it is not called again
         self.hide = [str(p) for p in hide]
         self.worker = None
@@ -221,6 +225,7 @@ class WorkerSession:
             except OSError as err:
                 raise WorkerLost("stopped responding (it exited)") from err
             self._send(worker, protocol.Init(self.cells, sorted(self.skip)))
+            worker.pending_cells = [i for i, source in enumerate(self.cells) if i not in self.skip and source.strip()]
             worker.state = WorkerState.RUNNING_NOTEBOOK
 
     def _forget(self, worker):
@@ -243,13 +248,16 @@ class WorkerSession:
                     event = self._receive(worker, self._remaining(wait),
                                           (protocol.CellStart, protocol.CellEnd, protocol.Ready))
                     worker.heard = True
-                    if isinstance(event, protocol.CellStart):
-                        worker.current = event.index
+                    # The worker's word on which cell it runs is checked against the notebook: cells
+                    # are announced once each, in order, none made up, so a notebook cannot make the
+                    # grader keep more reports (or text) than it has cells.
+                    if isinstance(event, protocol.CellStart) and worker.current is None and worker.pending_cells \
+                            and event.index == worker.pending_cells[0]:
+                        worker.current = worker.pending_cells.pop(0)
                     elif isinstance(event, protocol.CellEnd) and worker.current == event.index:
-                        self.reports.setdefault(event.index, CellReport(
-                            event.index, _error(event.error), str(event.output)[:20000]))
+                        self._report(event)
                         worker.current = None
-                    elif isinstance(event, protocol.Ready) and worker.current is None:
+                    elif isinstance(event, protocol.Ready) and worker.current is None and not worker.pending_cells:
                         worker.state = WorkerState.READY
                     else:
                         raise WorkerLost("sent an unusable reply (out of order)")
@@ -267,6 +275,15 @@ class WorkerSession:
                 self.skip.add(worker.current)
                 self.reports[worker.current] = CellReport(worker.current, None, "",
                                                           f"it {lost}; the cell was skipped")
+
+    def _report(self, event):
+        """Keep a cell's first result; its text within what is left of OUTPUT_BUDGET for the whole notebook."""
+        if event.index in self.reports:
+            return
+        room = max(0, OUTPUT_BUDGET - self.output_kept)
+        output = str(event.output)[:min(CELL_OUTPUT, room)]
+        self.output_kept += len(output)
+        self.reports[event.index] = CellReport(event.index, _error(event.error), output)
 
     def _send(self, worker, record):
         try:  # a worker that stops reading must not hang the grader on a full socket buffer
