@@ -16,6 +16,7 @@ GRADER_FAILED = "Autograder failed on this check; your instructor has the detail
 #   checks  + each check's title and whether it passed
 #   values  + why a check failed: the value found, the value expected, where
 #   hints   + the hint that points at a likely cause (the default during the term)
+HISTORY_PER_FUNCTION = 12  # earlier calls per function kept for the diagnosis of later failed checks
 FEEDBACK_LEVELS = ("score", "checks", "values", "hints")
 DEFAULT_FEEDBACK = "hints"
 
@@ -31,19 +32,29 @@ class TestResult:
     message: str = ""  # what was found (values); at level "hints" followed by ``hint``
     internal: str = ""  # traceback for instructors only; never shown to students
     hint: str = ""  # a likely cause, shown only at feedback level "hints"
+    cause: str = ""  # the diagnosed mistake (autograder.diagnosis), shown only at level "hints"
 
     def feedback(self, level=DEFAULT_FEEDBACK):
         """The text a student sees for this check at feedback ``level`` ("" when the level shows none)."""
         if self.status == "passed" or level in ("score", "checks"):
             return ""
-        if level == "values" or not self.hint:
+        if level == "values" or not (self.hint or self.cause):
             return self.message
-        return f"{self.message} {self.hint}".strip()
+        text = f"{self.message} {self.hint}".strip()
+        return f"{text}\nLikely cause: {self.cause}" if self.cause else text
 
 
 class GradingPlugin:
     def __init__(self, student):
         self.student, self.results = student, {}
+        self.shared_calls = {}  # part -> calls made while setting up its checks (shared fixtures, e.g. training)
+        self.history = {}  # function -> a few calls of it from earlier checks (they rule causes out)
+        self._diagnoser = None
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        """Each check starts with an empty record of the student's calls (see _cause)."""
+        if isinstance(getattr(self.student, "calls", None), list):
+            self.student.calls.clear()
 
     def pytest_configure(self, config):
         config.stash[STUDENT_KEY] = self.student
@@ -59,8 +70,37 @@ class GradingPlugin:
         outcome = yield
         report = outcome.get_result()
         info = describe(item)
+        if call.when == "setup" and isinstance(getattr(self.student, "calls", None), list):
+            self.shared_calls.setdefault(info.part, []).extend(self.student.calls)
         if call.when == "call" or (call.when == "setup" and report.failed):
-            self.results[item.nodeid] = self._result(info, call.excinfo, call.when)
+            result = self._result(info, call.excinfo, call.when)
+            if result.status == "failed":
+                result.cause = self._cause(info.part, call.when)
+            self.results[item.nodeid] = result
+            for sent in getattr(self.student, "calls", None) or []:
+                kept = self.history.setdefault(sent.name, [])
+                if len(kept) < HISTORY_PER_FUNCTION and not any(sent is k for k in kept):
+                    kept.append(sent)
+
+    def _cause(self, part, when):
+        """Likely cause of a failed check from the calls it made (autograder.diagnosis); "" when unsure.
+
+        A check's calls are those made since it started, plus those made while setting up any
+        earlier check of its part (a session fixture such as the training run is set up once).
+        The diagnosis never runs student code, and a fault in it never costs the student anything.
+        """
+        calls = list(self.shared_calls.get(part, []))
+        if when == "call":
+            calls += [c for c in getattr(self.student, "calls", []) if not any(c is d for d in calls)]
+        if not calls:
+            return ""
+        try:
+            if self._diagnoser is None:
+                from ..diagnosis import Diagnoser
+                self._diagnoser = Diagnoser()
+            return self._diagnoser.diagnose(calls, part, self.history)[0]
+        except Exception:  # noqa: BLE001 - feedback is best effort; the score never depends on it
+            return ""
 
     @staticmethod
     def _result(info, excinfo, when):
