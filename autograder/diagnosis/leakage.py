@@ -34,7 +34,9 @@ PERTURB_LATE = Family("prefix_perturbs_after_cut", (
     "the tokens are changed from position cut + 1 on instead of from cut, so the token AT the cut never "
     "changes and a one-step peek at it goes unnoticed. Change tokens[:, cut:] (positions >= cut)."))
 NOT_FLOAT = Family("prefix_returns_tensor", (
-    "the result is a tensor, not a Python float: return the largest absolute change with .item()."))
+    "the result is a 0-dim tensor, not a Python float. A tensor compared with tol gives a tensor, and a caller "
+    "that formats or stores the number (a log, a JSON report) gets a tensor object instead: return the "
+    "largest absolute change as a plain number with .item()."))
 MEAN = Family("prefix_mean_not_max", (
     "the change is averaged over positions and logits instead of taking the largest one, so a leak at a "
     "single position is diluted (and the value depends on sizes). A causality check asks for the worst case: "

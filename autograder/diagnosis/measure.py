@@ -134,6 +134,11 @@ def run_case(name, expected, ns, parts=None):
     return case
 
 
+def _parts(mutant):
+    """The parts a one-function edit can change: its own and those that call the function."""
+    return (mutant.part, *mutant.affects)
+
+
 @dataclass
 class Figures:
     corpus: str
@@ -179,7 +184,8 @@ def library_corpus():
     """Cases of tests/corpus/mutants (the library was built from them) and tests/corpus/alternatives."""
     from tests.corpus.alternatives import ALTERNATIVES
     from tests.corpus.mutants import MUTANTS
-    cases = [run_case(m.name, EXPECTED[m.name], namespace({m.function: (m.old, m.new)})) for m in MUTANTS]
+    cases = [run_case(m.name, EXPECTED[m.name], namespace({m.function: (m.old, m.new)}), _parts(m))
+             for m in MUTANTS]
     cases += [run_case(a.name, "", namespace(cells=a.cells)) for a in ALTERNATIVES]
     return Figures("library mutants + alt.", cases)
 
@@ -187,7 +193,7 @@ def library_corpus():
 def fresh_corpus():
     """Cases of tests/corpus/mutants_fresh: written for the measurement, not used to build the library."""
     from tests.corpus.mutants_fresh import FRESH
-    cases = [run_case(m.name, m.expected, namespace({m.function: (m.old, m.new)})) for m in FRESH]
+    cases = [run_case(m.name, m.expected, namespace({m.function: (m.old, m.new)}), _parts(m)) for m in FRESH]
     return Figures("fresh mutants", cases)
 
 
