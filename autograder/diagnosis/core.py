@@ -262,6 +262,14 @@ class Matcher:
             return bool(bases) and not any(self._consistent(m, history[entry.origin]) for m in bases)
         return False
 
+    def _known_wrong(self, name, history):
+        group = history.get(name, [])
+        if not group or name not in self.reference:
+            return False
+        tol = TOL[TOLERANCE.get(name, "exact")]
+        return any(not same(observed(c), self._outcome(call_key(c) and ("ref", call_key(c)), self.reference[name], c),
+                            tol) for c in group if c.result is not None)
+
     def diagnose(self, calls, history=None):
         """The one Diagnosis these calls support, or None (nothing, or several unrelated causes).
 
@@ -271,7 +279,7 @@ class Matcher:
         history = history or {}
         by_function = {}
         for call in calls:
-            if call.result is not None and call.name in self.library:
+            if call.result is not None and call.name in self.library and not _unanswered(call):
                 by_function.setdefault(call.name, []).append(call)
         found = {}  # (family id, source) -> Diagnosis
         for name, group in by_function.items():
@@ -281,7 +289,12 @@ class Matcher:
                                                               self.reference[name], call), tol)]
             if not wrong:
                 continue  # every call of this function looks right: no evidence against it
+            # A function it calls is known to be wrong (another check showed it): what this one
+            # returns may come from there, so only that function's mistakes are considered.
+            upstream = [u for u in USES.get(name, ()) if self._known_wrong(u, history)]
             for entry in self.library[name]:
+                if upstream and entry.origin not in upstream:
+                    continue
                 if self._consistent(entry, group) and not self._refuted(entry, history):
                     hit = found.setdefault((entry.family.id, entry.source),
                                            Diagnosis(entry.family, (entry.source,), ()))
@@ -295,6 +308,11 @@ class Matcher:
         names = [h.source for h in hits]
         sources = sorted(set(names), key=lambda s: (any(_depends(s, o) for o in names), s))
         return Diagnosis(hits[0].family, tuple(sources), tuple(e for h in hits for e in h.entries))
+
+
+def _unanswered(call):
+    """Not written yet (or not defined): no wrong version explains that, so it is not worth computing."""
+    return not call.result.ok and (call.result.error or {}).get("type") in ("NotImplementedError", "Missing")
 
 
 # Which graded functions call which (as the reference and the notebook's stubs are written).

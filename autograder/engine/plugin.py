@@ -47,12 +47,14 @@ class TestResult:
 class GradingPlugin:
     def __init__(self, student):
         self.student, self.results = student, {}
+        # Diagnosis of failed checks (autograder.diagnosis): the student's calls, as the grader sent
+        # them and as they were answered, are recorded by Student.calls for each check.
         self.shared_calls = {}  # part -> calls made while setting up its checks (shared fixtures, e.g. training)
-        self.history = {}  # function -> a few calls of it from earlier checks (they rule causes out)
-        self._diagnoser = None
+        self.history = {}  # function -> a few of its calls from any check (they rule causes out)
+        self.failed_calls = []  # (TestResult, the calls its check made), diagnosed when the session ends
 
     def pytest_runtest_logstart(self, nodeid, location):
-        """Each check starts with an empty record of the student's calls (see _cause)."""
+        """Each check starts with an empty record of the student's calls."""
         if isinstance(getattr(self.student, "calls", None), list):
             self.student.calls.clear()
 
@@ -70,37 +72,39 @@ class GradingPlugin:
         outcome = yield
         report = outcome.get_result()
         info = describe(item)
-        if call.when == "setup" and isinstance(getattr(self.student, "calls", None), list):
-            self.shared_calls.setdefault(info.part, []).extend(self.student.calls)
+        recorded = list(getattr(self.student, "calls", None) or [])
+        if call.when == "setup":
+            self.shared_calls.setdefault(info.part, []).extend(recorded)
         if call.when == "call" or (call.when == "setup" and report.failed):
             result = self._result(info, call.excinfo, call.when)
-            if result.status == "failed":
-                result.cause = self._cause(info.part, call.when)
             self.results[item.nodeid] = result
-            for sent in getattr(self.student, "calls", None) or []:
+            if result.status == "failed":
+                self.failed_calls.append((result, recorded if call.when == "call" else []))
+            for sent in recorded:
                 kept = self.history.setdefault(sent.name, [])
                 if len(kept) < HISTORY_PER_FUNCTION and not any(sent is k for k in kept):
                     kept.append(sent)
 
-    def _cause(self, part, when):
-        """Likely cause of a failed check from the calls it made (autograder.diagnosis); "" when unsure.
+    def pytest_sessionfinish(self, session):
+        """Give each failed check its likely cause (TestResult.cause), or none when unsure.
 
-        A check's calls are those made since it started, plus those made while setting up any
-        earlier check of its part (a session fixture such as the training run is set up once).
-        The diagnosis never runs student code, and a fault in it never costs the student anything.
+        Done once every check has run, so that calls from later checks can rule causes out too
+        (the suites run in file order: multihead before softmax_read). A check's calls are its own
+        plus those made while setting up checks of its part (the training run is set up once). The
+        diagnosis never runs student code, and a fault in it never costs the student anything.
         """
-        calls = list(self.shared_calls.get(part, []))
-        if when == "call":
-            calls += [c for c in getattr(self.student, "calls", []) if not any(c is d for d in calls)]
-        if not calls:
-            return ""
-        try:
-            if self._diagnoser is None:
-                from ..diagnosis import Diagnoser
-                self._diagnoser = Diagnoser()
-            return self._diagnoser.diagnose(calls, part, self.history)[0]
-        except Exception:  # noqa: BLE001 - feedback is best effort; the score never depends on it
-            return ""
+        if not self.failed_calls:
+            return
+        from ..diagnosis import Diagnoser
+        diagnoser = Diagnoser()
+        for result, own in self.failed_calls:
+            calls = list(self.shared_calls.get(result.part, []))
+            calls += [c for c in own if not any(c is d for d in calls)]
+            try:
+                result.cause = diagnoser.diagnose(calls, result.part, self.history)[0] if calls else ""
+            except Exception:  # noqa: BLE001 - feedback is best effort; the score never depends on it
+                result.cause = ""
+        self.failed_calls, self.shared_calls, self.history = [], {}, {}
 
     @staticmethod
     def _result(info, excinfo, when):
