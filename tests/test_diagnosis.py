@@ -320,17 +320,24 @@ def test_feedback_shows_the_cause_at_level_hints_only():
 
 # --- (b, c) precision and recall over the corpus, graded in-process -----------------------------
 
-# Thresholds: the library corpus must reach what the issue asks; the fresh corpus's thresholds
-# are the figures measured when the fresh mutants were first run (see the report in the PR).
+# Thresholds: the library corpus must reach what the issue asks (measured: recall 51/51, precision
+# 216/216). The fresh corpus's are set just under what it reached when first run, before any change
+# prompted by it (measured: recall 19/21 = 90.5%, precision 90/90 = 100%; the two misses are a
+# min-shift softmax and a sum along a hard-coded dim 1, which no library entry imitates exactly).
 LIBRARY_RECALL, LIBRARY_PRECISION = 0.90, 0.95
-FRESH_RECALL, FRESH_PRECISION = 0.75, 0.95
+FRESH_RECALL, FRESH_PRECISION = 0.85, 0.95
 
 
 @pytest.fixture(scope="module")
-def measured():
+def measured(request):
     from autograder.diagnosis import measure
     figures = measure.figures()
-    print("\n" + measure.table(figures))
+    text = "\n" + measure.table(figures)
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:  # shown even when pytest captures output
+        reporter.write_line(text)
+    else:
+        print(text)
     return figures
 
 
