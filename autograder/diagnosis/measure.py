@@ -180,26 +180,57 @@ HEADER = (f"{'corpus':<22} {'cases':>5} {'in lib':>7} {'found':>6} {'recall':>7}
           f"{'diagnoses':>9} {'right':>6} {'precision':>9}")
 
 
-def library_corpus():
-    """Cases of tests/corpus/mutants (the library was built from them) and tests/corpus/alternatives."""
+def _library_jobs():
     from tests.corpus.alternatives import ALTERNATIVES
     from tests.corpus.mutants import MUTANTS
-    cases = [run_case(m.name, EXPECTED[m.name], namespace({m.function: (m.old, m.new)}), _parts(m))
-             for m in MUTANTS]
-    cases += [run_case(a.name, "", namespace(cells=a.cells)) for a in ALTERNATIVES]
-    return Figures("library mutants + alt.", cases)
+    return ([("mutant", m.name, EXPECTED[m.name]) for m in MUTANTS]
+            + [("alternative", a.name, "") for a in ALTERNATIVES])
 
 
-def fresh_corpus():
-    """Cases of tests/corpus/mutants_fresh: written for the measurement, not used to build the library."""
+def _fresh_jobs():
     from tests.corpus.mutants_fresh import FRESH
-    cases = [run_case(m.name, m.expected, namespace({m.function: (m.old, m.new)}), _parts(m)) for m in FRESH]
-    return Figures("fresh mutants", cases)
+    return [("fresh", m.name, m.expected) for m in FRESH]
 
 
-def figures():
-    """{"library": Figures, "fresh": Figures}: what the bench reports."""
-    return {"library": library_corpus(), "fresh": fresh_corpus()}
+def _run_job(job):
+    kind, name, expected = job
+    if kind == "alternative":
+        from tests.corpus.alternatives import ALTERNATIVES
+        a = next(a for a in ALTERNATIVES if a.name == name)
+        return run_case(name, expected, namespace(cells=a.cells))
+    if kind == "mutant":
+        from tests.corpus.mutants import MUTANTS as pool
+    else:
+        from tests.corpus.mutants_fresh import FRESH as pool
+    m = next(m for m in pool if m.name == name)
+    return run_case(name, expected, namespace({m.function: (m.old, m.new)}), _parts(m))
+
+
+def _run_all(jobs, workers):
+    if workers <= 1:
+        return [_run_job(j) for j in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(_run_job, jobs))
+
+
+def library_corpus(workers=1):
+    """Cases of tests/corpus/mutants (the library was built from them) and tests/corpus/alternatives."""
+    return Figures("library mutants + alt.", _run_all(_library_jobs(), workers))
+
+
+def fresh_corpus(workers=1):
+    """Cases of tests/corpus/mutants_fresh: written for the measurement, not used to build the library."""
+    return Figures("fresh mutants", _run_all(_fresh_jobs(), workers))
+
+
+def figures(workers=2):
+    """{"library": Figures, "fresh": Figures}: what the bench reports (``workers`` processes grade cases)."""
+    library, fresh = _library_jobs(), _fresh_jobs()
+    cases = _run_all(library + fresh, workers)
+    return {"library": Figures("library mutants + alt.", cases[:len(library)]),
+            "fresh": Figures("fresh mutants", cases[len(library):])}
 
 
 def table(all_figures):
