@@ -15,10 +15,10 @@ GRADER_FAILED = "Autograder failed on this check; your instructor has the detail
 #   score   the total and each part's points, nothing about single checks
 #   checks  + each check's title and whether it passed
 #   values  + why a check failed: the value found, the value expected, where
-#   hints   + the hint that points at a likely cause (the default during the term)
-HISTORY_PER_FUNCTION = 12  # earlier calls per function kept for the diagnosis of later failed checks
+#   hints   + the hint that points at a likely cause, and the diagnosed cause (the default during the term)
 FEEDBACK_LEVELS = ("score", "checks", "values", "hints")
 DEFAULT_FEEDBACK = "hints"
+HISTORY_PER_FUNCTION = 12  # calls per function kept to rule diagnosed causes out (autograder.diagnosis)
 
 
 @dataclass
@@ -53,10 +53,13 @@ class GradingPlugin:
         self.history = {}  # function -> a few of its calls from any check (they rule causes out)
         self.failed_calls = []  # (TestResult, the calls its check made), diagnosed when the session ends
 
+    def _recorded(self):
+        calls = vars(self.student).get("calls")  # not getattr: Student.__getattr__ names student functions
+        return calls if isinstance(calls, list) else []
+
     def pytest_runtest_logstart(self, nodeid, location):
         """Each check starts with an empty record of the student's calls."""
-        if isinstance(getattr(self.student, "calls", None), list):
-            self.student.calls.clear()
+        self._recorded().clear()
 
     def pytest_configure(self, config):
         config.stash[STUDENT_KEY] = self.student
@@ -72,7 +75,7 @@ class GradingPlugin:
         outcome = yield
         report = outcome.get_result()
         info = describe(item)
-        recorded = list(getattr(self.student, "calls", None) or [])
+        recorded = list(self._recorded())
         if call.when == "setup":
             self.shared_calls.setdefault(info.part, []).extend(recorded)
         if call.when == "call" or (call.when == "setup" and report.failed):
@@ -93,18 +96,22 @@ class GradingPlugin:
         plus those made while setting up checks of its part (the training run is set up once). The
         diagnosis never runs student code, and a fault in it never costs the student anything.
         """
-        if not self.failed_calls:
-            return
-        from ..diagnosis import Diagnoser
-        diagnoser = Diagnoser()
-        for result, own in self.failed_calls:
-            calls = list(self.shared_calls.get(result.part, []))
-            calls += [c for c in own if not any(c is d for d in calls)]
-            try:
-                result.cause = diagnoser.diagnose(calls, result.part, self.history)[0] if calls else ""
-            except Exception:  # noqa: BLE001 - feedback is best effort; the score never depends on it
-                result.cause = ""
-        self.failed_calls, self.shared_calls, self.history = [], {}, {}
+        failed, self.failed_calls = self.failed_calls, []
+        try:
+            if failed:
+                from ..diagnosis import Diagnoser
+                diagnoser = Diagnoser()
+            for result, own in failed:
+                calls = list(self.shared_calls.get(result.part, []))
+                calls += [c for c in own if not any(c is d for d in calls)]
+                try:
+                    result.cause = diagnoser.diagnose(calls, result.part, self.history)[0] if calls else ""
+                except Exception:  # noqa: BLE001 - feedback is best effort; the score never depends on it
+                    result.cause = ""
+        except Exception:  # noqa: BLE001 - the library itself failed to load: no causes, same scores
+            pass
+        finally:
+            self.shared_calls, self.history = {}, {}
 
     @staticmethod
     def _result(info, excinfo, when):
