@@ -211,7 +211,7 @@ def _run_all(jobs, workers):
         return [_run_job(j) for j in jobs]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         return list(pool.map(_run_job, jobs))
 
 
@@ -226,7 +226,11 @@ def fresh_corpus(workers=1):
 
 
 def figures(workers=2):
-    """{"library": Figures, "fresh": Figures}: what the bench reports (``workers`` processes grade cases)."""
+    """{"library": Figures, "fresh": Figures}: what the bench reports.
+
+    ``workers`` spawned processes grade the cases (not forked: a fork of a process whose PyTorch
+    thread pools already ran can deadlock, as it did under pytest).
+    """
     library, fresh = _library_jobs(), _fresh_jobs()
     cases = _run_all(library + fresh, workers)
     return {"library": Figures("library mutants + alt.", cases[:len(library)]),
