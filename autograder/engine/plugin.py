@@ -15,9 +15,10 @@ GRADER_FAILED = "Autograder failed on this check; your instructor has the detail
 #   score   the total and each part's points, nothing about single checks
 #   checks  + each check's title and whether it passed
 #   values  + why a check failed: the value found, the value expected, where
-#   hints   + the hint that points at a likely cause (the default during the term)
+#   hints   + the hint that points at a likely cause, and the diagnosed cause (the default during the term)
 FEEDBACK_LEVELS = ("score", "checks", "values", "hints")
 DEFAULT_FEEDBACK = "hints"
+HISTORY_PER_FUNCTION = 12  # calls per function kept to rule diagnosed causes out (autograder.diagnosis)
 
 
 @dataclass
@@ -31,19 +32,34 @@ class TestResult:
     message: str = ""  # what was found (values); at level "hints" followed by ``hint``
     internal: str = ""  # traceback for instructors only; never shown to students
     hint: str = ""  # a likely cause, shown only at feedback level "hints"
+    cause: str = ""  # the diagnosed mistake (autograder.diagnosis), shown only at level "hints"
 
     def feedback(self, level=DEFAULT_FEEDBACK):
         """The text a student sees for this check at feedback ``level`` ("" when the level shows none)."""
         if self.status == "passed" or level in ("score", "checks"):
             return ""
-        if level == "values" or not self.hint:
+        if level == "values" or not (self.hint or self.cause):
             return self.message
-        return f"{self.message} {self.hint}".strip()
+        text = f"{self.message} {self.hint}".strip()
+        return f"{text}\nLikely cause: {self.cause}" if self.cause else text
 
 
 class GradingPlugin:
     def __init__(self, student):
         self.student, self.results = student, {}
+        # Diagnosis of failed checks (autograder.diagnosis): the student's calls, as the grader sent
+        # them and as they were answered, are recorded by Student.calls for each check.
+        self.shared_calls = {}  # part -> calls made while setting up its checks (shared fixtures, e.g. training)
+        self.history = {}  # function -> a few of its calls from any check (they rule causes out)
+        self.failed_calls = []  # (TestResult, the calls its check made), diagnosed when the session ends
+
+    def _recorded(self):
+        calls = vars(self.student).get("calls")  # not getattr: Student.__getattr__ names student functions
+        return calls if isinstance(calls, list) else []
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        """Each check starts with an empty record of the student's calls."""
+        self._recorded().clear()
 
     def pytest_configure(self, config):
         config.stash[STUDENT_KEY] = self.student
@@ -59,8 +75,43 @@ class GradingPlugin:
         outcome = yield
         report = outcome.get_result()
         info = describe(item)
+        recorded = list(self._recorded())
+        if call.when == "setup":
+            self.shared_calls.setdefault(info.part, []).extend(recorded)
         if call.when == "call" or (call.when == "setup" and report.failed):
-            self.results[item.nodeid] = self._result(info, call.excinfo, call.when)
+            result = self._result(info, call.excinfo, call.when)
+            self.results[item.nodeid] = result
+            if result.status == "failed":
+                self.failed_calls.append((result, recorded if call.when == "call" else []))
+            for sent in recorded:
+                kept = self.history.setdefault(sent.name, [])
+                if len(kept) < HISTORY_PER_FUNCTION and not any(sent is k for k in kept):
+                    kept.append(sent)
+
+    def pytest_sessionfinish(self, session):
+        """Give each failed check its likely cause (TestResult.cause), or none when unsure.
+
+        Done once every check has run, so that calls from later checks can rule causes out too
+        (the suites run in file order: multihead before softmax_read). A check's calls are its own
+        plus those made while setting up checks of its part (the training run is set up once). The
+        diagnosis never runs student code, and a fault in it never costs the student anything.
+        """
+        failed, self.failed_calls = self.failed_calls, []
+        try:
+            if failed:
+                from ..diagnosis import Diagnoser
+                diagnoser = Diagnoser()
+            for result, own in failed:
+                calls = list(self.shared_calls.get(result.part, []))
+                calls += [c for c in own if not any(c is d for d in calls)]
+                try:
+                    result.cause = diagnoser.diagnose(calls, result.part, self.history)[0] if calls else ""
+                except Exception:  # noqa: BLE001 - feedback is best effort; the score never depends on it
+                    result.cause = ""
+        except Exception:  # noqa: BLE001 - the library itself failed to load: no causes, same scores
+            pass
+        finally:
+            self.shared_calls, self.history = {}, {}
 
     @staticmethod
     def _result(info, excinfo, when):

@@ -56,19 +56,31 @@ class Student:
 
     def __init__(self, transport):
         self._transport = transport
+        # Every call of the current check, as sent and as answered (diagnosis.core.Call): the
+        # grading plugin clears it when a check starts and, if the check fails, hands it to
+        # autograder.diagnosis. Tensors are cloned before sending; models are the grader's own.
+        self.calls = []
 
     def call(self, name, *args, timeout=None, **kwargs):
-        result = self._transport.call(name, list(args), kwargs, timeout=timeout)
+        result = self._send(name, args, kwargs, False, timeout)
         if not result.ok:
             raise StudentError(name, result.error)
         return result
 
     def value_and_grad(self, name, *args, timeout=None):
         """(value, d value / d args[0]) of a loss function, the gradient taken by autograd in the worker."""
-        result = self._transport.call(name, list(args), {}, grad=True, timeout=timeout)
+        result = self._send(name, args, {}, True, timeout)
         if not result.ok:
             raise StudentError(name, result.error)
         return result.value, result.grad
+
+    def _send(self, name, args, kwargs, grad, timeout):
+        from ..diagnosis.core import record
+        sent = record(name, args, kwargs, grad)
+        result = self._transport.call(name, list(args), kwargs, grad=grad, timeout=timeout)
+        sent.result = result
+        self.calls.append(sent)
+        return result
 
     def __getattr__(self, name):
         if name.startswith("_"):
