@@ -11,6 +11,7 @@ Text the submission controls (messages, type and function names, file names) rea
 output raw: ``safe_text.student`` redacts the grader's secrets and escapes what could
 redraw a terminal or break an encoder.
 """
+import dataclasses
 import json
 import textwrap
 from xml.etree import ElementTree as ET
@@ -58,9 +59,12 @@ def table(report, width=100, level=DEFAULT_FEEDBACK):
         if level == "score":
             continue
         failed = [r for r in report.results if r.part == part and r.status != "passed"]
+        # A diagnosed cause is said once per part, however many checks it explains.
+        causes = list(dict.fromkeys(r.cause for r in failed if getattr(r, "cause", "") and level == "hints"))
         by_message = {}
         for r in failed:  # one line per distinct reason: a missing function fails many checks alike
-            by_message.setdefault(check_text(r, level) if level != "checks" else id(r), []).append(r)
+            key = check_text(dataclasses.replace(r, cause="") if causes else r, level) if level != "checks" else id(r)
+            by_message.setdefault(key, []).append(r)
         for message, same in by_message.items():
             if level == "checks":
                 flag = " (autograder failed on this check)" if same[0].status == "grader-error" else ""
@@ -69,6 +73,9 @@ def table(report, width=100, level=DEFAULT_FEEDBACK):
                 head = same[0].title if len(same) == 1 else f"{len(same)} checks"
                 line = f"x {head}: {message}"
             out += textwrap.wrap(line, width, initial_indent="      ", subsequent_indent="        ")
+        for cause in causes:
+            out += textwrap.wrap(f"Likely cause: {safe(cause)}", width, initial_indent="      ",
+                                 subsequent_indent="        ")
     out += ["  " + "-" * 26, f"  {'total':<14}{report.score:>6g} / {report.max_score:g}"]
     notes = cell_lines(report, level)
     if notes:
