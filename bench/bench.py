@@ -149,7 +149,20 @@ def inner_warm(paths):
             session.close()
 
     rows = []
+    wrong = Path(os.environ.get("BENCH_EVERY_PART_WRONG", os.devnull + "/none"))
     try:
+        if wrong.exists():  # every part wrong: the diagnosis's cost, side by side, alternating
+            grade_notebook(wrong, zygote)  # warm
+            for i in range(6):
+                off = i % 2 == 0
+                os.environ.pop("AUTOGRADER_NO_DIAGNOSIS", None)
+                if off:
+                    os.environ["AUTOGRADER_NO_DIAGNOSIS"] = "1"
+                t = time.perf_counter()
+                report = grade_notebook(wrong, zygote)
+                rows.append({"wrong": "off" if off else "on", "wall": time.perf_counter() - t,
+                             "causes": sum(bool(getattr(r, "cause", "")) for r in report.results)})
+            os.environ.pop("AUTOGRADER_NO_DIAGNOSIS", None)
         for i, path in enumerate(paths):
             spent.update(cells=notebook_run(path), fixtures=0.0, tests=0.0)
             t = time.perf_counter()
@@ -236,6 +249,8 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="jobs of the parallel batch")
     parser.add_argument("--workdir", type=Path, default=ROOT / "build" / "bench")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.md")
+    parser.add_argument("--no-diagnosis-figures", dest="diagnosis", action="store_false",
+                        help="skip the diagnosis's precision/recall (about 3 minutes)")
     parser.add_argument("--inner-warm", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.inner_warm:
@@ -262,10 +277,26 @@ def main(argv=None):
     seed_runs = [timed(seed_cmd, kind="seed")[0] for _ in range(args.cold)]
     print(f"  seed smoke {[round(x, 2) for x in seed_runs]} ({seed_what})", flush=True)
 
+    # a notebook with one mistake in every part (the mutant corpus), for the diagnosis's cost
+    sys.path.insert(0, str(ROOT))
+    from tests.corpus import apply_mutant, write_notebook
+    from tests.corpus.mutants import MUTANTS
+    import nbformat
+    nb = nbformat.read(str(COURSE / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
+    for part in ("softmax_read", "masks", "multihead", "positions", "targets", "leakage"):
+        nb = apply_mutant(nb, next(m for m in MUTANTS if m.part == part))
+    os.environ["BENCH_EVERY_PART_WRONG"] = str(write_notebook(nb, args.workdir / "every_part_wrong.ipynb"))
+
     # the checks' own compute, in one warm process
     warm_paths = [str(notebooks[0])] + [str(p) for p in notebooks[1:1 + args.warm]]
     _, out = timed([sys.executable, __file__, "--inner-warm", *warm_paths])
-    first, *warm = json.loads(out.strip().splitlines()[-1])
+    measured = json.loads(out.strip().splitlines()[-1])
+    wrong_rows = [r for r in measured if "wrong" in r]
+    first, *warm = [r for r in measured if "wrong" not in r]
+    diag_off = median([r["wall"] for r in wrong_rows if r["wrong"] == "off"])
+    diag_on = median([r["wall"] for r in wrong_rows if r["wrong"] == "on"])
+    causes = max([r["causes"] for r in wrong_rows] or [0])
+    print(f"  every part wrong: {diag_off:.2f} s without diagnosis, {diag_on:.2f} s with ({causes} causes)")
     compute = median([r["compute"] for r in warm])
     print(f"  warm grades {[round(r['wall'], 2) for r in warm]}, own compute {[round(r['compute'], 2) for r in warm]}")
 
@@ -299,6 +330,12 @@ def main(argv=None):
     nbg, ours = median(nb_times), {r["student"]: float(r["total"]) for r in j1_rows}
     same = {r["student"]: r["total"] for r in jn_rows} == {r["student"]: r["total"] for r in j1_rows}
     agree = all(nb_scores[s] is not None and abs(nb_scores[s] - ours[s]) < 1e-6 for s in nb_students)
+    diagnosis_lines = []
+    if args.diagnosis:
+        from autograder.diagnosis import measure
+        diagnosis_lines = ["", "Diagnosis of known mistakes, precision and recall over the mutant corpora "
+                           "(`autograder/diagnosis/measure.py`; the fresh mutants were not used to build "
+                           "the library):", "", "```", measure.table(measure.figures()), "```"]
     lines = [
         "# Grading speed: our grader vs nbgrader autograde",
         "",
@@ -317,6 +354,9 @@ def main(argv=None):
         f"| {seed_what} (n={len(seed_runs)}) | {median(seed_runs):.2f} | "
         f"cold grade = {median(cold) / median(seed_runs):.2f} x | cold grade <= seed smoke: "
         f"{'met' if median(cold) <= median(seed_runs) else 'NOT met'} |",
+        f"| every part wrong, warm: without / with the diagnosis ({causes} causes named) | "
+        f"{diag_off:.2f} / {diag_on:.2f} | {diag_on / diag_off:.2f} x | <= 1.5 x: "
+        f"{'met' if diag_on <= 1.5 * diag_off else 'NOT met'} |",
         f"| warm grade in one process (n={len(warm)}) | {median([r['wall'] for r in warm]):.2f} | "
         f"{median([r['wall'] for r in warm]) / compute:.2f} x compute | |",
         f"| `grade-all --jobs 1` (wall / N) | {per_j1:.2f} | {per_j1 / compute:.2f} x compute | "
@@ -352,7 +392,7 @@ def main(argv=None):
         f"nbgrader {[round(x, 1) for x in nb_times]}, grade-all wall --jobs 1 {j1_wall:.1f}, "
         f"--jobs {args.jobs} {jn_wall:.1f}.",
     ]
-    text = "\n".join(lines) + "\n"
+    text = "\n".join(lines + diagnosis_lines) + "\n"
     print("\n" + text)
     args.out.write_text(text)
     print(f"wrote {args.out}")

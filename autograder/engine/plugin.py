@@ -1,5 +1,6 @@
 """Run the hidden suites in this process and turn each test into a scored, student-facing result."""
 import io
+import os
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -97,6 +98,8 @@ class GradingPlugin:
         diagnosis never runs student code, and a fault in it never costs the student anything.
         """
         failed, self.failed_calls = self.failed_calls, []
+        if os.environ.get("AUTOGRADER_NO_DIAGNOSIS"):  # only for measuring what the diagnosis costs (make bench)
+            failed = []
         try:
             if failed:
                 from ..diagnosis import Diagnoser
