@@ -13,6 +13,7 @@ Run directly (``pytest autograder/suites``, the package's own tests) the base is
 Lab models never leave the grading process: the worker gets a stand-in whose forward
 passes and train/eval switches the grader serves (see engine/supervisor.py).
 """
+import copy
 import functools
 import hashlib
 import hmac
@@ -81,15 +82,32 @@ def lab_model(mask="causal", n=0, dropout=0.0, training=False, state=None):
     Weights: the current submission's probe ``n``, or ``state`` (a trained model's). Each
     call builds a new module, so what one student call does to its mode stays with it.
     """
-    module = _build(mask, dropout)
+    module = copy.deepcopy(_prototype(mask, dropout))  # ~20x cheaper than building (and initialising) one
     module.load_state_dict(state if state is not None else _seeded_weights(mask, seed(n), dropout))
     return module.train(training)
 
 
+@functools.lru_cache(maxsize=None)
+def _prototype(mask, dropout):
+    """One built model per kind, the same in every process (fixed seed, global RNG untouched)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.default_generator.manual_seed(7)
+        return _build(mask, dropout)
+
+
 @functools.lru_cache(maxsize=64)
 def _seeded_weights(mask, probe_seed, dropout):
-    torch.default_generator.manual_seed(probe_seed)  # CPU only (see the suites' conftest)
-    return {k: v.detach().clone() for k, v in _build(mask, dropout).state_dict().items()}
+    """The prototype's initial weights, each tensor's entries shuffled by the probe's seed.
+
+    Same distribution as a freshly built model (it is one, permuted), at a fraction of the
+    cost of building one per probe; buffers (the position table) are kept as they are.
+    """
+    generator = torch.Generator().manual_seed(probe_seed)
+    prototype = _prototype(mask, dropout)
+    params = {name for name, _ in prototype.named_parameters()}
+    return {name: (value.reshape(-1)[torch.randperm(value.numel(), generator=generator)].view_as(value)
+                   if name in params else value.clone())
+            for name, value in prototype.state_dict().items()}
 
 
 def _build(mask, dropout):
