@@ -5,6 +5,7 @@ import pytest
 from solutions.release import __main__ as release
 from solutions.release.build import build_source_notebook, hidden_call
 from solutions.release.leaks import find_leaks, reference_body_lines
+from autograder import assignment
 from autograder.engine.catalog import part_points
 
 from conftest import STUDENT_NB
@@ -66,7 +67,7 @@ def test_source_notebook_has_every_graded_function_once():
     nb = build_source_notebook(part_points())
     import solutions.reference as ref
     text = "\n".join(c.source for c in nb.cells)
-    for names in ref.PARTS.values():
+    for names in assignment.PARTS.values():
         for name in names:
             assert text.count(f"def {name}(") == 1, name
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 import solutions.reference as reference
-from autograder import PARTS
+from autograder import PARTS, assignment
 from autograder.engine.catalog import part_points
 from solutions.release.build import SOURCE_MD
 from tests.batch.submissions import filled
@@ -89,8 +89,8 @@ def test_script_knows_the_grader_s_parts_functions_and_points(script):
     points = part_points()
     for part, (names, value) in table.items():
         assert value == points[part], part
-        if reference.PARTS[part]:
-            assert list(names) == reference.PARTS[part], part
+        if assignment.PARTS[part]:
+            assert tuple(names) == assignment.PARTS[part], part
         for name in names:
             assert callable(getattr(reference, name)), name
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .. import PARTS
+from ..assignment import PART_IDS as PARTS
 
 SUITES = Path(__file__).resolve().parents[1] / "suites"
 

@@ -15,7 +15,7 @@ import json
 import textwrap
 from xml.etree import ElementTree as ET
 
-from .. import PARTS
+from ..assignment import PART_IDS as PARTS
 from .plugin import DEFAULT_FEEDBACK, FEEDBACK_LEVELS, GRADER_FAILED
 from .safe_text import student as safe, text as plain, xml_text
 

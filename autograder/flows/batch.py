@@ -31,7 +31,7 @@ import time
 import traceback
 from pathlib import Path
 
-from .. import PARTS
+from ..assignment import PART_IDS as PARTS
 from ..engine import submission_file
 from ..engine.safe_text import redact, text as safe_line
 from . import batch_summary as out

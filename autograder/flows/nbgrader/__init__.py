@@ -13,7 +13,7 @@ This module stays light (no nbgrader, no torch): the kernel imports it.
 """
 import re
 
-from ... import PARTS
+from ...assignment import PART_IDS as PARTS
 
 ASSIGNMENT = "week7_attention"
 KERNEL_NAME = "week7-isolated"
