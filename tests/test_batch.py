@@ -15,7 +15,7 @@ import pytest
 from autograder import PARTS
 from tests.batch.submissions import build
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import NAME, ROOT
 pytestmark = pytest.mark.slow
 
 
@@ -105,7 +105,7 @@ def test_feedback_files_summary_and_histograms(full_run):
     assert "20/20" in proc.stderr  # the progress bar
 
 
-@pytest.mark.parametrize("student,notebook", [("hank", "hank/week7_attention.ipynb"), ("leo", "leo.ipynb")])
+@pytest.mark.parametrize("student,notebook", [("hank", f"hank/{NAME}.ipynb"), ("leo", "leo.ipynb")])
 def test_same_results_as_the_single_notebook_cli(submissions, full_run, tmp_path, student, notebook):
     folder, _ = submissions
     out, _, _ = full_run
@@ -210,7 +210,7 @@ def test_a_submission_cannot_see_or_alter_the_others(student_notebook):
         pytest.skip("no writable folder outside /tmp")
     try:
         subs, out = scratch / "submissions", scratch / "out" / "grades.csv"
-        victim = subs / "victim" / "week7_attention.ipynb"
+        victim = subs / "victim" / f"{NAME}.ipynb"
         victim.parent.mkdir(parents=True)
         victim.write_text(student_notebook.read_text())
         nb = nbformat.read(student_notebook, as_version=4)

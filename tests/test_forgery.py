@@ -26,7 +26,7 @@ from forgery import hardcode_feedback  # noqa: E402
 from autograder import PARTS  # noqa: E402
 from autograder.sandbox import confine  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import ROOT, SECRET_KEY  # noqa: E402
 CASES = forgery.case_names()
 CLI_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets", "train_mode_lie"]
 GRADESCOPE_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets"]
@@ -233,7 +233,7 @@ def test_same_probes_in_every_flow(batch, tmp_path):
 
 
 def test_secret_never_printed(batch):
-    secret = (ROOT / "build" / "secret.key").read_bytes().hex()
+    secret = SECRET_KEY.read_bytes().hex()
     text = json.dumps(batch["results"]("read_secret")) + batch["run"].stdout + batch["run"].stderr
     assert secret[:32] not in text
     assert re.search(r"STOLEN \[\]", text) or "STOLEN" not in text or secret[:32] not in text

@@ -24,7 +24,7 @@ from tests.corpus import apply_alternative, apply_mutant, write_notebook
 from tests.corpus.alternatives import ALTERNATIVES
 from tests.corpus.mutants import MUTANTS
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import ROOT
 JOBS = 2  # notebooks graded at the same time
 NOTEBOOK_TIMEOUT = 900  # seconds per notebook, PyTorch start-up included
 TWICE = "prefix_no_eval"  # graded twice: its dropout makes it the likeliest to vary between runs

@@ -32,6 +32,7 @@ from flows.submissions import dump, filled, invalid_json, submissions
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 from hostile._harness import diff, processes, secret_lines, snapshot  # noqa: E402
 from nbgrader_attacks import ATTACKS, EXTRA_FILES, MARK, SLEEP  # noqa: E402
+from autograder.assignment import NAME
 
 pytestmark = pytest.mark.slow
 HIDDEN = ("grade_part", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder.flows", "solutions.reference")
@@ -436,7 +437,7 @@ def test_the_full_nbgrader_log_is_kept_and_the_console_says_where(graded_course)
     path = flow_log(graded_course)
     assert str(path) in graded_course["run"].stdout, graded_course["run"].stdout[-2000:]
     text = path.read_text()
-    for command in ("nbgrader autograde week7_attention", "nbgrader generate_feedback week7_attention",
+    for command in (f"nbgrader autograde {NAME}", f"nbgrader generate_feedback {NAME}",
                     "nbgrader export"):
         assert f"  {command}" in text, command
     assert "Creating/updating student with ID 'solution'" in text  # nbgrader's own INFO lines, not a summary

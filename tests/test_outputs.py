@@ -20,7 +20,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT, STUDENT_NOTEBOOK
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 from hostile import _outputs as corpus  # noqa: E402
 from hostile import build as build_notebook  # noqa: E402
@@ -29,8 +29,8 @@ from autograder import PARTS  # noqa: E402
 from autograder.engine import safe_text, submission_file  # noqa: E402
 from autograder.engine.safe_text import REDACTED, Redactor, csv_cell, grader_secrets, text, xml_text  # noqa: E402
 
-NB = "week7_attention.ipynb"
-SOLUTION = ROOT / "build" / "course" / "source" / "week7_attention" / NB
+NB = NOTEBOOK_FILE
+SOLUTION = INSTRUCTOR_NOTEBOOK
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -173,7 +173,7 @@ def test_gradescope_find_notebook_follows_nothing(tmp_path):
     os.mkfifo(sub / NB)
     assert find_notebook(sub) == (sub / NB, "")
     (sub / NB).unlink()
-    (sub / "linked").symlink_to(ROOT / "assignments" / "week7_attention")  # a folder link is never entered
+    (sub / "linked").symlink_to(STUDENT_NOTEBOOK.parent)  # a folder link is never entered
     notebook, problem = find_notebook(sub)
     assert notebook is None and "no Jupyter notebook" in problem and "linked" in problem
     (sub / "linked").unlink()
@@ -197,7 +197,7 @@ def test_grade_all_discovery(tmp_path):
     os.mkfifo(subs / "carol" / NB)
     (subs / os.fsdecode(b"zo\xffe.ipynb")).write_text("{}")
     (subs / "README.md").write_text("roster")
-    found = {s.student: s for s in discover(subs, "week7_attention")}
+    found = {s.student: s for s in discover(subs, f"{NAME}")}
     assert set(found) == {"alice", '=HYPERLINK("x")', "link", "fifo", "dir", "big", "carol", "zo\udcffe"}
     for name in ("alice", '=HYPERLINK("x")', "zo\udcffe"):
         assert found[name].notebook is not None and not found[name].status

@@ -12,14 +12,13 @@ import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import NAME, ROOT
 README = (ROOT / "README.md").read_text()
-PLACEHOLDERS = {"path/to/notebook.ipynb": "assignments/week7_attention/week7_attention.ipynb",
-                "path.ipynb": "assignments/week7_attention/week7_attention.ipynb",
+PLACEHOLDERS = {"path/to/notebook.ipynb": f"assignments/{NAME}/{NAME}.ipynb",
+                "path.ipynb": f"assignments/{NAME}/{NAME}.ipynb",
                 "submissions/": "build/readme-submissions/", "PART=…": "PART=masks"}
 
 

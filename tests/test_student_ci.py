@@ -21,7 +21,7 @@ from autograder.engine.catalog import part_points
 from solutions.release.build import SOURCE_MD
 from tests.batch.submissions import filled
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import NAME, ROOT
 TEMPLATE = ROOT / "templates" / "student-ci"
 WORKFLOW = TEMPLATE / ".github" / "workflows" / "grade.yml"
 SCRIPT = TEMPLATE / ".github" / "scripts" / "public_checks.py"
@@ -229,7 +229,7 @@ def class_runs(workflow, tmp_path_factory, student_notebook, solution_notebook):
         repo = tmp_path_factory.mktemp(name) / "repo"
         shutil.copytree(TEMPLATE, repo)
         shutil.copy(ROOT / "requirements.txt", repo)
-        (repo / "week7_attention.ipynb").write_text(nbformat.writes(nb))
+        (repo / f"{NAME}.ipynb").write_text(nbformat.writes(nb))
         summary = repo.parent / "summary.md"
         proc = run_step(job, "public checks", repo, summary)
         return name, {"proc": proc, "repo": repo, "expected": expected,

@@ -10,15 +10,14 @@ import resource
 import struct
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder.sandbox import wire
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTION = ROOT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
+from autograder.assignment import INSTRUCTOR_NOTEBOOK, ROOT
+SOLUTION = INSTRUCTOR_NOTEBOOK
 
 
 def frame(body, buffers=()):

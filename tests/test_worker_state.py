@@ -12,12 +12,11 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import ROOT
 DRAWS = re.compile(r"unseeded draws: \[[^\]]*\] [0-9.e-]+ on \d+ threads?")
 CELL = '''import random
 raise RuntimeError(f"unseeded draws: {torch.rand(3).tolist()} {random.random()} on {torch.get_num_threads()} threads")'''

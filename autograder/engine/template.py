@@ -21,11 +21,10 @@ import struct
 import subprocess
 import sys
 from collections import deque
-from pathlib import Path
 
+from ..assignment import ROOT
 from .student import GraderFault, lab_source
 
-ROOT = Path(__file__).resolve().parents[2]
 HIDDEN_CODE = (ROOT / "autograder" / "suites", ROOT / "solutions" / "reference")
 
 

@@ -31,14 +31,13 @@ import time
 import traceback
 from pathlib import Path
 
-from ..assignment import PART_IDS as PARTS
+from ..assignment import NAME, PART_IDS as PARTS, ROOT
 from ..engine import submission_file
 from ..engine.safe_text import redact, text as safe_line
 from . import batch_summary as out
 from .batch_pool import SUBMISSION_TOKEN, Pool
 
 GRADER_SOURCES = ("autograder/engine", "autograder/sandbox", "autograder/suites", "solutions/reference", "solutions/lab")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def register(subparsers):
@@ -49,7 +48,7 @@ def register(subparsers):
     p.add_argument("--out", default="grades.csv", help="CSV to write; feedback goes to <stem>_feedback/")
     p.add_argument("--jobs", type=int, default=1, help="grading processes, each with its own sandbox slot")
     p.add_argument("--part", action="append", choices=PARTS, help="grade only this part (repeatable)")
-    p.add_argument("--assignment", default="week7_attention",
+    p.add_argument("--assignment", default=NAME,
                    help="nbgrader assignment folder to prefer inside a student's folder")
     p.add_argument("--budget", type=float, default=300.0, help="seconds for each submission")
     p.add_argument("--visibility", default="visible",
@@ -62,7 +61,7 @@ def register(subparsers):
     p.add_argument("--lms", choices=["canvas", "moodle"], action="append",
                    help="also write <stem>_canvas.csv / <stem>_moodle.csv for the LMS gradebook import "
                         "(needs --roster; repeatable)")
-    p.add_argument("--lms-assignment", default="week7_attention",
+    p.add_argument("--lms-assignment", default=NAME,
                    help="the LMS grade column: Canvas 'Name (assignment id)' updates an existing assignment, "
                         "a bare name creates one")
     p.add_argument("--lms-missing", choices=["empty", "zero"], default="empty",

@@ -14,12 +14,9 @@ from pathlib import Path
 import nbformat
 
 from autograder.engine.catalog import part_points
-from solutions.release.build import ASSIGNMENT, ROOT, build_source_notebook, drop_instructor_note, write
+from autograder.assignment import COURSE, INSTRUCTOR_NOTEBOOK as SOURCE_NB, ROOT, STUDENT_NOTEBOOK as STUDENT_NB
+from solutions.release.build import build_source_notebook, drop_instructor_note, write
 from solutions.release.leaks import find_leaks
-
-COURSE = ROOT / "build" / "course"
-SOURCE_NB = COURSE / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-STUDENT_NB = ROOT / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
 def venv_env():

@@ -20,9 +20,10 @@ import sys
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from ...assignment import BUILD, NOTEBOOK_FILE, ROOT
+
 HERE = Path(__file__).resolve().parent
-OUT = ROOT / "build" / "gradescope" / "autograder.zip"
+OUT = BUILD / "gradescope" / "autograder.zip"
 # What the grader imports at grading time; nothing of the release tooling or the notebook source.
 PACKAGES = ("autograder", "solutions/reference", "solutions/lab")
 FILES = ("solutions/__init__.py", "solutions/_shapes.py")
@@ -114,7 +115,7 @@ def main(argv=None):
     print(f"{out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: {len(names)} files, "
           f"{suites} hidden suites, {out.stat().st_size / 1024:.0f} KiB")
     print("  upload it as the autograder of a Gradescope programming assignment (Ubuntu base image);")
-    print("  students upload one notebook, week7_attention.ipynb")
+    print(f"  students upload one notebook, {NOTEBOOK_FILE}")
     print(f"  feedback level: {FEEDBACK_LINE.search(archive_text(out, 'run_autograder')).group().split('=')[1]}"
           + "".join(f"; includes {f}" for f in SECRET_FILES if f in names))
     return 0

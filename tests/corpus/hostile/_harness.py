@@ -15,8 +15,7 @@ from pathlib import Path
 
 from . import build
 
-ROOT = Path(__file__).resolve().parents[3]
-SOLUTION = ROOT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
+from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, ROOT
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
 STARTUP_SLACK = 90.0  # s beyond --budget for the CLI's own start (PyTorch import, suite collection) on a busy box
 UNCHANGED = {"added": [], "removed": [], "changed": []}
