@@ -31,13 +31,13 @@ import time
 import traceback
 from pathlib import Path
 
+from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS, ROOT
 from ..engine import submission_file
 from ..engine.safe_text import redact, text as safe_line
 from . import batch_summary as out
 from .batch_pool import SUBMISSION_TOKEN, Pool
 
-GRADER_SOURCES = ("autograder/engine", "autograder/sandbox", "autograder/suites", "solutions/reference", "solutions/lab")
 
 
 def register(subparsers):
@@ -179,9 +179,8 @@ def _notebooks(folder):
 def grader_key(args):
     """What a finished result depends on besides the notebook: the grader's code and options."""
     digest = hashlib.sha256()
-    for folder in GRADER_SOURCES:
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in assignment.files(assignment.GRADE_INPUTS):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     options = {"parts": sorted(args.part) if args.part else None, "budget": args.budget,
                "visibility": args.visibility, "feedback": getattr(args, "feedback", "hints")}
     digest.update(json.dumps(options, sort_keys=True).encode())

@@ -20,13 +20,11 @@ import sys
 import zipfile
 from pathlib import Path
 
-from ...assignment import BUILD, NOTEBOOK_FILE, ROOT
+from ...assignment import BUILD, GRADER, NOTEBOOK_FILE, ROOT, files as grader_files
 
 HERE = Path(__file__).resolve().parent
 OUT = BUILD / "gradescope" / "autograder.zip"
-# What the grader imports at grading time; nothing of the release tooling or the notebook source.
-PACKAGES = ("autograder", "solutions/reference", "solutions/lab")
-FILES = ("solutions/__init__.py", "solutions/_shapes.py")
+# What the grader imports at grading time (assignment.GRADER); nothing of the release tooling or the notebook source.
 # Per-course secrets (e.g. the key probes are drawn from): copied when present, at the same path.
 SECRET_FILES = ("build/secret.key",)
 FEEDBACK_LINE = re.compile(r"^FEEDBACK=\w+(?=\s)", re.MULTILINE)
@@ -81,10 +79,7 @@ def build(out=OUT, feedback=None):
         raise SystemExit(f"requirements.txt has unpinned lines: {loose}")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    files = [ROOT / f for f in FILES if (ROOT / f).exists()]
-    for package in PACKAGES:
-        files += [p for p in sorted((ROOT / package).rglob("*")) if p.is_file()]
-    files = [p for p in files if not SKIP.search(p.relative_to(ROOT).as_posix())]
+    files = [p for p in grader_files(GRADER, suffix="") if not SKIP.search(p.relative_to(ROOT).as_posix())]
     files += [ROOT / f for f in SECRET_FILES if (ROOT / f).is_file()]
     with zipfile.ZipFile(out, "w") as archive:
         _add(archive, "setup.sh", setup_script(requirements), executable=True)
