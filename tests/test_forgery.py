@@ -27,6 +27,7 @@ from autograder import PARTS  # noqa: E402
 from autograder.sandbox import confine  # noqa: E402
 
 from autograder.assignment import ROOT, SECRET_KEY  # noqa: E402
+from tests.points import total  # noqa: E402
 CASES = forgery.case_names()
 CLI_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets", "train_mode_lie"]
 GRADESCOPE_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets"]
@@ -138,8 +139,8 @@ def test_batch_forgery_gains_nothing(batch, name):
 
 def test_batch_honest_neighbours(batch):
     rows = batch["rows"]
-    assert float(rows["honest_solution"]["total"]) == 100.0
-    assert float(rows["honest_solution_2"]["total"]) == 100.0
+    assert float(rows["honest_solution"]["total"]) == total()
+    assert float(rows["honest_solution_2"]["total"]) == total()
     assert float(rows["honest_blank"]["total"]) == 0.0
     assert not [s for s, r in rows.items() if r["status"] == "grader-error"], batch["run"].stdout[-2000:]
 

@@ -27,6 +27,7 @@ import nbformat
 
 pytestmark = pytest.mark.slow
 from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT as CHECKOUT  # noqa: E402
+from tests.points import points, total  # noqa: E402
 sys.path.insert(0, str(CHECKOUT / "tests" / "corpus"))
 MARKER = f"lms-{uuid.uuid4().hex}"  # the grader's LMS_TOKEN in the hostile case: must appear nowhere
 SOLUTION = INSTRUCTOR_NOTEBOOK
@@ -183,7 +184,7 @@ def test_results_json_is_valid(cases, name):
     jsonschema.validate(case["results"], SCHEMA)
     results = case["results"]
     assert results["score"] == pytest.approx(sum(t["score"] for t in results["tests"]))
-    assert sum(t["max_score"] for t in results["tests"]) == pytest.approx(100.0)
+    assert sum(t["max_score"] for t in results["tests"]) == pytest.approx(total())
 
 
 @pytest.mark.parametrize("name", ["correct", "blank", "broken"])
@@ -194,7 +195,7 @@ def test_scores_equal_the_cli(cases, name):
 
 
 def test_expected_scores_and_messages(cases):
-    assert cases["correct"]["results"]["score"] == pytest.approx(100.0)
+    assert cases["correct"]["results"]["score"] == pytest.approx(total())
     assert "previous submission scored 42" in cases["correct"]["results"]["output"]
     assert cases["blank"]["results"]["score"] == 0
     expected = {"broken": "not a valid Jupyter notebook", "missing": "submission is empty",
@@ -256,19 +257,19 @@ def test_hostile_text_and_the_graders_secrets(cases):
     assert not any(0xD800 <= ord(c) <= 0xDFFF for c in json.dumps(results, ensure_ascii=False))
     assert "LOOT token=None" in json.dumps(results)  # the worker's environment is clean
     scores = by_part(results)
-    assert scores["masks"] == scores["positions"] == scores["leakage"] == 0 and scores["softmax_read"] == 18
+    assert scores["masks"] == scores["positions"] == scores["leakage"] == 0 and scores["softmax_read"] == points("softmax_read")
 
 
 def test_large_honest_notebook_grades(cases):
     """5 MiB, with a 4 MiB literal in one cell: full points (needs the worker's start-up message to carry it)."""
     results = cases["large"]["results"]
-    assert results["score"] == 100, results["output"][:2000]
+    assert results["score"] == total(), results["output"][:2000]
 
 
 def test_readme_local_run_with_relative_paths(cases):
     """`GRADESCOPE_ROOT=ROOT GRADESCOPE_PYTHON=.venv/bin/python ROOT/run_autograder`, from the checkout."""
     case = cases["readme_relative"]
-    assert case["run"].returncode == 0 and case["results"]["score"] == 100, case["run"].stderr[-2000:]
+    assert case["run"].returncode == 0 and case["results"]["score"] == total(), case["run"].stderr[-2000:]
 
 
 def test_feedback_level_is_baked_into_the_zip(cases, score_only_zip):
