@@ -3,7 +3,10 @@ SHELL := /bin/bash
 PY    := .venv/bin/python
 VENV  := .venv/.installed
 PART  ?= masks
-SUBMISSION ?= assignments/week7_attention/week7_attention.ipynb
+# The assignment's name and the student notebook: autograder/assignment.py (standard library only).
+ASSIGNMENT := $(shell python3 -c 'import autograder.assignment as a; print(a.NAME)')
+STUDENT_NB := $(shell python3 -c 'import autograder.assignment as a; print(a.STUDENT_NOTEBOOK.relative_to(a.ROOT))')
+SUBMISSION ?= $(STUDENT_NB)
 OUT   ?= results.json
 export PYTHONHASHSEED := 0
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
@@ -101,12 +104,12 @@ student-repo:
 	rm -rf $(STUDENT_REPO) && mkdir -p $(STUDENT_REPO)
 	cp -r templates/student-ci/. $(STUDENT_REPO)/
 	cp requirements.txt $(STUDENT_REPO)/
-	cp $(or $(NOTEBOOK),assignments/week7_attention/week7_attention.ipynb) $(STUDENT_REPO)/week7_attention.ipynb
+	cp $(or $(NOTEBOOK),$(STUDENT_NB)) $(STUDENT_REPO)/$(ASSIGNMENT).ipynb
 
 ## Run, in build/student-repo, the command the workflow runs (exit 1 while public checks fail, as on GitHub).
 student-ci-check: $(VENV) student-repo
 	# The workflow's own line, with its env: NOTEBOOK must be set before the line expands "$$NOTEBOOK".
-	cd $(STUDENT_REPO) && export PATH="$(CURDIR)/.venv/bin:$$PATH" NOTEBOOK=week7_attention.ipynb && \
+	cd $(STUDENT_REPO) && export PATH="$(CURDIR)/.venv/bin:$$PATH" NOTEBOOK=$(ASSIGNMENT).ipynb && \
 	  python .github/scripts/public_checks.py "$$NOTEBOOK" --junit-xml public-checks.xml --executed executed.ipynb
 .PHONY: student-repo student-ci-check
 

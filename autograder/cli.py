@@ -5,7 +5,7 @@ import sys
 import time
 import traceback
 
-from . import PARTS
+from .assignment import PART_IDS as PARTS
 
 
 def _grade(args):

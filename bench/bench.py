@@ -33,9 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-ASSIGNMENT = "week7_attention"
-COURSE = ROOT / "build" / "course"
+from autograder.assignment import COURSE, NAME as ASSIGNMENT, ROOT, course_notebook  # the venv imports the checkout
 BROKEN_MASK = ("return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)",
                "return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2)")  # lets i read i+1
 
@@ -70,8 +68,8 @@ def timed(cmd, cwd=ROOT, environ=None, kind=None):
 
 def filled_notebook(index, broken):
     """The released notebook with every solution cell answered, tagged so no two are identical."""
-    source = json.loads((COURSE / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
-    released = json.loads((COURSE / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
+    source = json.loads(course_notebook(COURSE).read_text())
+    released = json.loads(course_notebook(COURSE, "release").read_text())
     answers = {c["metadata"]["nbgrader"]["grade_id"]: c for c in source["cells"]
                if c["metadata"].get("nbgrader", {}).get("solution")}
     for cell in released["cells"]:
@@ -99,7 +97,7 @@ def build(workdir, n, broken_every):
     for i in range(n):
         student = f"s{i:03d}"
         is_broken = broken_every and i % broken_every == 3 % broken_every  # s003, s013, ...: nbgrader gets one
-        path = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path = course_notebook(course, "submitted", student)
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps(filled_notebook(i, is_broken), indent=1))
         notebooks.append(path)

@@ -4,16 +4,10 @@
 """
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from autograder import PARTS  # noqa: E402
-
-STUDENT_NB = ROOT / "assignments" / "week7_attention" / "week7_attention.ipynb"
-SOLUTION_NB = ROOT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
+from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION_NB, PART_IDS as PARTS, ROOT, STUDENT_NOTEBOOK as STUDENT_NB
 
 
 def pytest_configure(config):

@@ -15,7 +15,8 @@ import pytest
 from autograder import PARTS
 from tests.batch.submissions import build
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import NAME, ROOT
+from tests.points import points, total
 pytestmark = pytest.mark.slow
 
 
@@ -69,12 +70,13 @@ def test_scores_of_known_submissions(full_run):
     _, _, rows = full_run
     by = {r["student"]: r for r in rows}
     for student in ("alice", "bob", "erin", "frank", "paul", "rose"):  # the solution, in every layout
-        assert float(by[student]["total"]) == 100, by[student]
+        assert float(by[student]["total"]) == total(), by[student]
     for student in ("carol", "dave", "gina", "quinn", "kate", "leo", "nora", "oscar"):
         assert float(by[student]["total"]) == 0, by[student]
-    assert float(by["hank"]["masks"]) < 18 and float(by["hank"]["training"]) < 18  # causal mask, diagonal=0
-    assert float(by["ivy"]["softmax_read"]) < 18 and float(by["ivy"]["masks"]) == 18  # no 1/sqrt(dk)
-    assert float(by["jack"]["targets"]) < 10 and float(by["jack"]["softmax_read"]) == 18  # swapped shift
+    assert float(by["hank"]["masks"]) < points("masks") and float(by["hank"]["training"]) < points("training")  # diagonal=0
+    assert float(by["ivy"]["softmax_read"]) < points("softmax_read") and float(by["ivy"]["masks"]) == points("masks")  # no 1/sqrt(dk)
+    assert float(by["jack"]["targets"]) < points("targets") \
+        and float(by["jack"]["softmax_read"]) == points("softmax_read")  # swapped shift
     for copy, original in (("sam", "hank"), ("mia", "hank"), ("tom", "ivy")):
         assert scores([by[copy]])[copy] == scores([by[original]])[original]
     assert "several notebooks" in by["oscar"]["detail"] and "final.ipynb" in by["oscar"]["detail"]
@@ -105,7 +107,7 @@ def test_feedback_files_summary_and_histograms(full_run):
     assert "20/20" in proc.stderr  # the progress bar
 
 
-@pytest.mark.parametrize("student,notebook", [("hank", "hank/week7_attention.ipynb"), ("leo", "leo.ipynb")])
+@pytest.mark.parametrize("student,notebook", [("hank", f"hank/{NAME}.ipynb"), ("leo", "leo.ipynb")])
 def test_same_results_as_the_single_notebook_cli(submissions, full_run, tmp_path, student, notebook):
     folder, _ = submissions
     out, _, _ = full_run
@@ -210,7 +212,7 @@ def test_a_submission_cannot_see_or_alter_the_others(student_notebook):
         pytest.skip("no writable folder outside /tmp")
     try:
         subs, out = scratch / "submissions", scratch / "out" / "grades.csv"
-        victim = subs / "victim" / "week7_attention.ipynb"
+        victim = subs / "victim" / f"{NAME}.ipynb"
         victim.parent.mkdir(parents=True)
         victim.write_text(student_notebook.read_text())
         nb = nbformat.read(student_notebook, as_version=4)

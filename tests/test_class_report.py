@@ -9,14 +9,13 @@ import struct
 import subprocess
 import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
 from autograder.flows import batch_summary, class_report
 from tests.batch.small_class import EXPECTED, HOSTILE
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import ROOT
 CATEGORY = {"attempted": class_report.ATTEMPTED, "blank": class_report.BLANK, "none": class_report.NO_NOTEBOOK}
 
 

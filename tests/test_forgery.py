@@ -26,7 +26,8 @@ from forgery import hardcode_feedback  # noqa: E402
 from autograder import PARTS  # noqa: E402
 from autograder.sandbox import confine  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import ROOT, SECRET_KEY  # noqa: E402
+from tests.points import total  # noqa: E402
 CASES = forgery.case_names()
 CLI_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets", "train_mode_lie"]
 GRADESCOPE_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets"]
@@ -138,8 +139,8 @@ def test_batch_forgery_gains_nothing(batch, name):
 
 def test_batch_honest_neighbours(batch):
     rows = batch["rows"]
-    assert float(rows["honest_solution"]["total"]) == 100.0
-    assert float(rows["honest_solution_2"]["total"]) == 100.0
+    assert float(rows["honest_solution"]["total"]) == total()
+    assert float(rows["honest_solution_2"]["total"]) == total()
     assert float(rows["honest_blank"]["total"]) == 0.0
     assert not [s for s, r in rows.items() if r["status"] == "grader-error"], batch["run"].stdout[-2000:]
 
@@ -233,7 +234,7 @@ def test_same_probes_in_every_flow(batch, tmp_path):
 
 
 def test_secret_never_printed(batch):
-    secret = (ROOT / "build" / "secret.key").read_bytes().hex()
+    secret = SECRET_KEY.read_bytes().hex()
     text = json.dumps(batch["results"]("read_secret")) + batch["run"].stdout + batch["run"].stderr
     assert secret[:32] not in text
     assert re.search(r"STOLEN \[\]", text) or "STOLEN" not in text or secret[:32] not in text

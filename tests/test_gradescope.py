@@ -26,12 +26,13 @@ from flows.submissions import dump, filled, invalid_json
 import nbformat
 
 pytestmark = pytest.mark.slow
-CHECKOUT = Path(__file__).resolve().parents[1]
+from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT as CHECKOUT  # noqa: E402
+from tests.points import points, total  # noqa: E402
 sys.path.insert(0, str(CHECKOUT / "tests" / "corpus"))
 MARKER = f"lms-{uuid.uuid4().hex}"  # the grader's LMS_TOKEN in the hostile case: must appear nowhere
-SOLUTION = CHECKOUT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
+SOLUTION = INSTRUCTOR_NOTEBOOK
 SCHEMA = json.loads((Path(__file__).parent / "flows" / "gradescope_schema.json").read_text())
-NB = "week7_attention.ipynb"
+NB = NOTEBOOK_FILE
 
 
 @pytest.fixture(scope="session")
@@ -115,8 +116,8 @@ def cases(autograder_zip, score_only_zip, tmp_path_factory, solution_notebook):
         "blank": ({NB: blank}, None),
         "broken": ({NB: invalid_json()}, None),
         "missing": ({}, None),
-        "two": ({NB: solution, "copy of week7_attention.ipynb": solution}, None),
-        "not_notebook": ({"week7_attention.py": "def causal_mask_blocked(T):\n    pass\n"}, None),
+        "two": ({NB: solution, f"copy of {NAME}.ipynb": solution}, None),
+        "not_notebook": ({f"{NAME}.py": "def causal_mask_blocked(T):\n    pass\n"}, None),
     }
     extra = {  # name: (zip, run_case keyword arguments)
         "symlink": (autograder_zip, {"prepare": _symlink_to_own_source}),
@@ -183,7 +184,7 @@ def test_results_json_is_valid(cases, name):
     jsonschema.validate(case["results"], SCHEMA)
     results = case["results"]
     assert results["score"] == pytest.approx(sum(t["score"] for t in results["tests"]))
-    assert sum(t["max_score"] for t in results["tests"]) == pytest.approx(100.0)
+    assert sum(t["max_score"] for t in results["tests"]) == pytest.approx(total())
 
 
 @pytest.mark.parametrize("name", ["correct", "blank", "broken"])
@@ -194,7 +195,7 @@ def test_scores_equal_the_cli(cases, name):
 
 
 def test_expected_scores_and_messages(cases):
-    assert cases["correct"]["results"]["score"] == pytest.approx(100.0)
+    assert cases["correct"]["results"]["score"] == pytest.approx(total())
     assert "previous submission scored 42" in cases["correct"]["results"]["output"]
     assert cases["blank"]["results"]["score"] == 0
     expected = {"broken": "not a valid Jupyter notebook", "missing": "submission is empty",
@@ -208,7 +209,7 @@ def test_expected_scores_and_messages(cases):
 
 def test_find_notebook_and_metadata(tmp_path):
     (tmp_path / "sub" / ".ipynb_checkpoints").mkdir(parents=True)
-    dump("{}", tmp_path / "sub" / ".ipynb_checkpoints" / "week7_attention-checkpoint.ipynb")
+    dump("{}", tmp_path / "sub" / ".ipynb_checkpoints" / f"{NAME}-checkpoint.ipynb")
     dump("{}", tmp_path / "sub" / "nested" / NB)
     assert find_notebook(tmp_path / "sub")[0] == tmp_path / "sub" / "nested" / NB  # one notebook in a folder
     assert previous_score(tmp_path) is None  # no metadata: fine
@@ -226,7 +227,7 @@ def test_symlinked_upload_is_refused_and_reads_nothing(cases):
     case = cases["symlink"]
     results = case["results"]
     assert results["score"] == 0
-    assert "week7_attention.ipynb is a symbolic link, not a regular file; upload the notebook file itself" \
+    assert f"{NAME}.ipynb is a symbolic link, not a regular file; upload the notebook file itself" \
         in results["output"]
     source = (case["root"] / "source" / "autograder" / "engine" / "grade.py").read_text()
     everything = json.dumps(results) + case["run"].stdout
@@ -242,7 +243,7 @@ def test_fifo_upload_is_refused_at_once(cases):
 
 def test_upload_over_the_size_limit_is_the_students(cases):
     results = cases["too_large"]["results"]
-    assert results["score"] == 0 and "your notebook week7_attention.ipynb is 33.0 MiB; the limit is 32 MiB" \
+    assert results["score"] == 0 and f"your notebook {NAME}.ipynb is 33.0 MiB; the limit is 32 MiB" \
         in results["output"]
     assert not any(t["name"].startswith("Autograder failed") for t in results["tests"])
 
@@ -256,19 +257,19 @@ def test_hostile_text_and_the_graders_secrets(cases):
     assert not any(0xD800 <= ord(c) <= 0xDFFF for c in json.dumps(results, ensure_ascii=False))
     assert "LOOT token=None" in json.dumps(results)  # the worker's environment is clean
     scores = by_part(results)
-    assert scores["masks"] == scores["positions"] == scores["leakage"] == 0 and scores["softmax_read"] == 18
+    assert scores["masks"] == scores["positions"] == scores["leakage"] == 0 and scores["softmax_read"] == points("softmax_read")
 
 
 def test_large_honest_notebook_grades(cases):
     """5 MiB, with a 4 MiB literal in one cell: full points (needs the worker's start-up message to carry it)."""
     results = cases["large"]["results"]
-    assert results["score"] == 100, results["output"][:2000]
+    assert results["score"] == total(), results["output"][:2000]
 
 
 def test_readme_local_run_with_relative_paths(cases):
     """`GRADESCOPE_ROOT=ROOT GRADESCOPE_PYTHON=.venv/bin/python ROOT/run_autograder`, from the checkout."""
     case = cases["readme_relative"]
-    assert case["run"].returncode == 0 and case["results"]["score"] == 100, case["run"].stderr[-2000:]
+    assert case["run"].returncode == 0 and case["results"]["score"] == total(), case["run"].stderr[-2000:]
 
 
 def test_feedback_level_is_baked_into_the_zip(cases, score_only_zip):

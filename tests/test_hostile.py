@@ -29,6 +29,7 @@ from hostile._harness import (PYTHON, ROOT, SOLUTION, STARTUP_SLACK, UNCHANGED, 
 
 from autograder import PARTS  # noqa: E402
 from autograder.sandbox import confine, identity  # noqa: E402
+from tests.points import points, total  # noqa: E402
 
 
 # name: (--budget in seconds, cases). Cases in one group attack different parts.
@@ -155,10 +156,10 @@ def test_grade_holds(campaign, catalog_titles, group):
     names = [t["name"].removeprefix("Autograder failed: ") for t in data["tests"]]
     assert sorted(names) == sorted(catalog_titles), f"{group}: unexpected tests {set(names) ^ set(catalog_titles)}"
     for test in data["tests"]:
-        part, points = catalog_titles[test["name"].removeprefix("Autograder failed: ")]
-        assert test["tags"] == [part] and test["max_score"] == points
-        assert 0 <= test["score"] <= points
-    assert abs(data["score"] - sum(t["score"] for t in data["tests"])) < 1e-6 and data["score"] <= 100
+        part, top = catalog_titles[test["name"].removeprefix("Autograder failed: ")]
+        assert test["tags"] == [part] and test["max_score"] == top
+        assert 0 <= test["score"] <= top
+    assert abs(data["score"] - sum(t["score"] for t in data["tests"])) < 1e-6 and data["score"] <= total()
 
     # The attacked parts score 0; the untouched ones keep every point.
     zero, full = expectations(cases)
@@ -273,10 +274,11 @@ def test_batch_safety(tmp_path, solution_notebook):
         rows = {r["student"]: r for r in csv.DictReader(handle)}
     assert sorted(rows) == ["alice", "bob", "eve", "mallory"]
     for student in ("alice", "bob"):
-        assert all(float(rows[student][p]) == top for p, top in (("softmax_read", 18), ("multihead", 16),
-                                                                  ("positions", 8))), rows[student]
-    assert float(rows["mallory"]["positions"]) == 0 and float(rows["mallory"]["multihead"]) == 16, rows["mallory"]
-    assert float(rows["eve"]["multihead"]) == 0 and float(rows["eve"]["positions"]) == 8, rows["eve"]
+        assert all(float(rows[student][p]) == points(p) for p in ("softmax_read", "multihead", "positions")), \
+            rows[student]
+    assert float(rows["mallory"]["positions"]) == 0 and float(rows["mallory"]["multihead"]) == points("multihead"), \
+        rows["mallory"]
+    assert float(rows["eve"]["multihead"]) == 0 and float(rows["eve"]["positions"]) == points("positions"), rows["eve"]
     texts = [p.read_text(errors="replace") for p in out_dir.rglob("*") if p.is_file() and p.suffix != ".png"]
     assert not any("FORGED_BY_SUBMISSION" in t for t in texts)
     assert not (out_dir / "x").exists()

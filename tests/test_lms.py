@@ -11,21 +11,21 @@ from autograder.flows import lms
 from autograder.flows.batch import canvas_upload, discover, student_of_file
 from tests.batch.small_class import HOSTILE, ROSTER, write_roster
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import NAME, ROOT
 
 
 # ---- fast: the pure pieces -------------------------------------------------------------
 
 @pytest.mark.parametrize("name, expected", [
-    ("smithjane_12345_678901_week7_attention.ipynb", ("smithjane", "12345")),
-    ("smithjane_late_12345_678901_week7_attention.ipynb", ("smithjane", "12345")),
-    ("late_smithjane_12345_678901_week7_attention.ipynb", ("smithjane", "12345")),
-    ("smithjane_LATE_12345_678901_week7_attention-1.ipynb", ("smithjane", "12345")),
+    (f"smithjane_12345_678901_{NAME}.ipynb", ("smithjane", "12345")),
+    (f"smithjane_late_12345_678901_{NAME}.ipynb", ("smithjane", "12345")),
+    (f"late_smithjane_12345_678901_{NAME}.ipynb", ("smithjane", "12345")),
+    (f"smithjane_LATE_12345_678901_{NAME}-1.ipynb", ("smithjane", "12345")),
     ("smithjane_12345_678901_my_notebook.IPYNB", ("smithjane", "12345")),
     ("alice.ipynb", None),
     ("mary_jones.ipynb", None),
-    ("smithjane_12345_week7_attention.ipynb", None),  # no submission id
-    ("smithjane_12345_678901_week7_attention.txt", None),
+    (f"smithjane_12345_{NAME}.ipynb", None),  # no submission id
+    (f"smithjane_12345_678901_{NAME}.txt", None),
 ])
 def test_canvas_upload_names(name, expected):
     assert canvas_upload(name) == expected
@@ -33,10 +33,10 @@ def test_canvas_upload_names(name, expected):
 
 
 def test_discovery_names_a_canvas_upload_by_its_lastfirst(tmp_path):
-    for name in ("smithjane_12345_678901_week7_attention.ipynb", "doejohn_late_22222_333333_week7_attention.ipynb",
+    for name in (f"smithjane_12345_678901_{NAME}.ipynb", f"doejohn_late_22222_333333_{NAME}.ipynb",
                  "alice.ipynb"):
         (tmp_path / name).write_text("{}")
-    assert [s.student for s in discover(tmp_path, "week7_attention")] == ["alice", "doejohn", "smithjane"]
+    assert [s.student for s in discover(tmp_path, f"{NAME}")] == ["alice", "doejohn", "smithjane"]
 
 
 def _rows(*specs):
@@ -44,7 +44,7 @@ def _rows(*specs):
 
 
 def test_match_by_student_then_by_canvas_user_id():
-    rows = _rows(("alice", 90.0, "alice.ipynb"), ("doejohn", 10.0, "doejohn_late_22222_333333_week7_attention.ipynb"),
+    rows = _rows(("alice", 90.0, "alice.ipynb"), ("doejohn", 10.0, f"doejohn_late_22222_333333_{NAME}.ipynb"),
                  ("stranger", 5.0, "stranger.ipynb"))
     roster = [{"student": "alice", "name": "A", "email": "a@x", "lms_id": "1"},
               {"student": "johndoe", "name": "J", "email": "j@x", "lms_id": "22222"},
@@ -93,7 +93,7 @@ def _total_points(out):
 def test_canvas_file_has_the_gradebook_import_layout(small_class):
     _, _, out, _ = small_class
     rows = _csv(out.with_name("grades_canvas.csv"))
-    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "week7_attention"]
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", f"{NAME}"]
     assert rows[1][0].strip() == "Points Possible" and rows[1][1:5] == ["", "", "", ""]
     assert float(rows[1][5]) == _total_points(out)
     by_id = {r[1]: r for r in rows[2:]}
@@ -112,7 +112,7 @@ def test_canvas_file_has_the_gradebook_import_layout(small_class):
 def test_moodle_file_has_an_identifier_and_a_grade_column(small_class):
     _, _, out, _ = small_class
     rows = _csv(out.with_name("grades_moodle.csv"))
-    assert rows[0] == ["Full name", "Email address", "ID number", "week7_attention"]
+    assert rows[0] == ["Full name", "Email address", "ID number", f"{NAME}"]
     by_email = {r[1]: r for r in rows[1:]}
     expected = {e["email"] for e in ROSTER if e["student"] != "zoe"}  # Moodle would clear zoe's grade: left out
     assert set(by_email) == expected and len(rows) - 1 == len(expected)

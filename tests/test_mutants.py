@@ -24,7 +24,8 @@ from tests.corpus import apply_alternative, apply_mutant, write_notebook
 from tests.corpus.alternatives import ALTERNATIVES
 from tests.corpus.mutants import MUTANTS
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import ROOT
+from tests.points import total
 JOBS = 2  # notebooks graded at the same time
 NOTEBOOK_TIMEOUT = 900  # seconds per notebook, PyTorch start-up included
 TWICE = "prefix_no_eval"  # graded twice: its dropout makes it the likeliest to vary between runs
@@ -162,7 +163,7 @@ def test_mutant_is_caught_in_its_part_only(case, graded):
 def test_alternative_scores_full_marks(case, graded):
     results = graded[case.name]
     by_part(results)
-    assert results["score"] == 100, \
+    assert results["score"] == total(), \
         f"{case.name} ({case.payload.why}) scored {results['score']:g}:\n{failures(results)}"
 
 
@@ -170,7 +171,7 @@ def test_alternative_scores_full_marks(case, graded):
 def test_solution_scores_full_marks(case, graded):
     results = graded[case.name]
     by_part(results)
-    assert results["score"] == 100, failures(results)
+    assert results["score"] == total(), failures(results)
 
 
 @pytest.mark.parametrize("case", [pytest.param(Case("student", "student"), id="released")])
@@ -189,4 +190,4 @@ def test_grading_twice_gives_identical_scores(case, graded):
     first, second = graded[f"{case.name}-1"], graded[f"{case.name}-2"]
     scores = [[(t["name"], t["tags"], t["score"], t["max_score"]) for t in r["tests"]] for r in (first, second)]
     assert scores[0] == scores[1]
-    assert first["score"] == second["score"] < 100
+    assert first["score"] == second["score"] < total()

@@ -32,6 +32,8 @@ from flows.submissions import dump, filled, invalid_json, submissions
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 from hostile._harness import diff, processes, secret_lines, snapshot  # noqa: E402
 from nbgrader_attacks import ATTACKS, EXTRA_FILES, MARK, SLEEP  # noqa: E402
+from autograder.assignment import NAME
+from tests.points import points  # noqa: E402
 
 pytestmark = pytest.mark.slow
 HIDDEN = ("grade_part", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder.flows", "solutions.reference")
@@ -317,7 +319,7 @@ def test_crosscheck_reports_tampering_and_missing_entries(graded_course, tmp_pat
         grade.auto_score = grade.manual_score = None  # an empty entry: never read as 0
         gb.db.commit()
     record = json.loads((path / "isolated" / "mask_diag" / "record.json").read_text())
-    record["parts"]["masks"]["score"] = 18.0
+    record["parts"]["masks"]["score"] = points("masks")
     (path / "isolated" / "mask_diag" / "record.json").write_text(json.dumps(record))
     copy_nb = path / "isolated" / "warns" / "submitted.ipynb"
     copy_nb.write_text(graded_course["texts"]["solution"])  # a different notebook than recorded
@@ -330,8 +332,8 @@ def test_crosscheck_reports_tampering_and_missing_entries(graded_course, tmp_pat
     assert run.returncode == 1, run.stdout + run.stderr
     out = run.stdout
     assert "5 student(s)" in out, out
-    assert "positions      gradebook        1   isolated        8" in out
-    assert "masks          gradebook  missing   isolated       18" in out
+    assert f"positions      gradebook        1   isolated {points('positions'):>8g}" in out
+    assert f"masks          gradebook  missing   isolated {points('masks'):>8g}" in out
     assert "masks (record)" in out and "(recorded copy altered or unreadable)" in out and "(no isolated record)" in out
     assert "deleted_cell" not in out.split("student(s)", 1)[1]
     agree = subprocess.run([*args, "--student=deleted_cell", "--student=vandal"], cwd=ROOT, capture_output=True,
@@ -346,7 +348,8 @@ def test_feedback_level_score_shows_points_only(graded_course, tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     page = (path / "feedback" / "mask_diag" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
-    assert "Part masks: 9 / 18" in page and "causal_mask_blocked is (T, T) bool" not in page
+    got = load_record(path, "mask_diag")["parts"]["masks"]["score"]
+    assert 0 < got < points("masks") and f"Part masks: {got:g} / {points('masks'):g}" in page and "causal_mask_blocked is (T, T) bool" not in page
     assert "causal_mask_blocked is (T, T) bool" in \
         (graded_course["path"] / "feedback" / "mask_diag" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
 
@@ -436,7 +439,7 @@ def test_the_full_nbgrader_log_is_kept_and_the_console_says_where(graded_course)
     path = flow_log(graded_course)
     assert str(path) in graded_course["run"].stdout, graded_course["run"].stdout[-2000:]
     text = path.read_text()
-    for command in ("nbgrader autograde week7_attention", "nbgrader generate_feedback week7_attention",
+    for command in (f"nbgrader autograde {NAME}", f"nbgrader generate_feedback {NAME}",
                     "nbgrader export"):
         assert f"  {command}" in text, command
     assert "Creating/updating student with ID 'solution'" in text  # nbgrader's own INFO lines, not a summary
@@ -465,7 +468,7 @@ def test_overwrite_restores_an_edited_test_cell_with_a_warning(graded_course):
     assert "BEGIN HIDDEN TESTS" not in released and released.strip()
     warnings = []
     for text, warned in ((released, False), (released + "\nprint('mine')", True)):
-        cell = new_code_cell(text, metadata={"nbgrader": {"grade": True, "grade_id": "masks_tests", "points": 18,
+        cell = new_code_cell(text, metadata={"nbgrader": {"grade": True, "grade_id": "masks_tests", "points": points("masks"),
                                                           "locked": True, "solution": False}})
         restore = pp.RestoreDeletedCells()
         with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:

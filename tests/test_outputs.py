@@ -20,7 +20,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT, STUDENT_NOTEBOOK
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 from hostile import _outputs as corpus  # noqa: E402
 from hostile import build as build_notebook  # noqa: E402
@@ -28,9 +28,10 @@ from hostile import build as build_notebook  # noqa: E402
 from autograder import PARTS  # noqa: E402
 from autograder.engine import safe_text, submission_file  # noqa: E402
 from autograder.engine.safe_text import REDACTED, Redactor, csv_cell, grader_secrets, text, xml_text  # noqa: E402
+from tests.points import points, total  # noqa: E402
 
-NB = "week7_attention.ipynb"
-SOLUTION = ROOT / "build" / "course" / "source" / "week7_attention" / NB
+NB = NOTEBOOK_FILE
+SOLUTION = INSTRUCTOR_NOTEBOOK
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -173,7 +174,7 @@ def test_gradescope_find_notebook_follows_nothing(tmp_path):
     os.mkfifo(sub / NB)
     assert find_notebook(sub) == (sub / NB, "")
     (sub / NB).unlink()
-    (sub / "linked").symlink_to(ROOT / "assignments" / "week7_attention")  # a folder link is never entered
+    (sub / "linked").symlink_to(STUDENT_NOTEBOOK.parent)  # a folder link is never entered
     notebook, problem = find_notebook(sub)
     assert notebook is None and "no Jupyter notebook" in problem and "linked" in problem
     (sub / "linked").unlink()
@@ -197,7 +198,7 @@ def test_grade_all_discovery(tmp_path):
     os.mkfifo(subs / "carol" / NB)
     (subs / os.fsdecode(b"zo\xffe.ipynb")).write_text("{}")
     (subs / "README.md").write_text("roster")
-    found = {s.student: s for s in discover(subs, "week7_attention")}
+    found = {s.student: s for s in discover(subs, f"{NAME}")}
     assert set(found) == {"alice", '=HYPERLINK("x")', "link", "fifo", "dir", "big", "carol", "zo\udcffe"}
     for name in ("alice", '=HYPERLINK("x")', "zo\udcffe"):
         assert found[name].notebook is not None and not found[name].status
@@ -331,7 +332,7 @@ def test_grade_hostile_text(hostile_grade):
     # the attack ran; the worker's environment does not even hold the token (the redaction is the backstop)
     assert "LOOT token=None" in json.dumps(results)
     totals = [line for line in stdout.splitlines() if line.strip().startswith("total")]
-    assert totals == [f"  total         {results['score']:>6g} / 100"], totals
+    assert totals == [f"  total         {results['score']:>6g} / {total():g}"], totals
 
 
 @pytest.mark.slow
@@ -352,7 +353,7 @@ def test_grade_feedback_levels(tmp_path, solution_notebook, level):
         assert run.returncode == 0, run.stderr[-3000:]
         runs[lvl] = (run.stdout, json.loads((tmp_path / f"{lvl}.json").read_text()))
     (table, data), (_, hints) = runs[level], runs["hints"]
-    assert data["score"] == hints["score"] < 18
+    assert data["score"] == hints["score"] < points("masks")
     failed = [t for t in hints["tests"] if t["status"] == "failed"]
     if level == "score":
         assert [(t["name"], t["score"]) for t in data["tests"]] == [("masks", hints["score"])]
@@ -427,7 +428,7 @@ def test_grade_all_one_submission_never_stops_the_batch(batch):
                 "huge": "too-large", **{c.__name__.rsplit(".", 1)[1]: c.STATUS for c in corpus.upload_cases()}}
     assert {s: r["status"] for s, r in rows.items()} == expected
     for student in ("alice", "bob", "zo\\udcffe", "hyperlink_name"):
-        assert float(rows[student]["total"]) == 100, rows[student]
+        assert float(rows[student]["total"]) == total(), rows[student]
     zero, full = _expected_parts(corpus.notebook_cases())
     assert all(float(rows["mallory"][p]) == 0 for p in zero), rows["mallory"]
     assert all(float(rows["mallory"][p]) > 0 for p in full), rows["mallory"]
@@ -456,9 +457,9 @@ def test_grade_all_csv_cells_and_outputs_are_safe(batch):
             outputs[str(path)] = path.read_text(encoding="utf-8")
     _assert_no_leak(outputs, [marker])
     mallory = (out.parent / "grades_feedback" / "mallory" / "feedback.txt").read_text()
-    total = float({r["student"]: r for r in _read_csv(out)}["mallory"]["total"])
+    got = float({r["student"]: r for r in _read_csv(out)}["mallory"]["total"])
     assert [line for line in mallory.splitlines() if line.strip().startswith("total")] == \
-        [f"  total         {total:>6g} / 100"]
+        [f"  total         {got:>6g} / {total():g}"]
     assert "\\x1b[2K" in mallory and "LOOT token=None" in json.dumps(
         json.loads((out.parent / "grades_feedback" / "mallory" / "results.json").read_text()))
 
@@ -486,7 +487,7 @@ def test_grade_all_hyperlink_name_at_top_level(tmp_path, solution_notebook):
     rows = {r["student"]: r for r in _read_csv(out)}
     assert set(rows) == {"'" + name, "alice"}
     assert rows["'" + name]["notebook"] == "'" + name + ".ipynb"
-    assert float(rows["'" + name]["total"]) == float(rows["alice"]["total"]) == 18
+    assert float(rows["'" + name]["total"]) == float(rows["alice"]["total"]) == points("masks")
     assert (tmp_path / "grades_feedback" / name / "results.json").exists()
 
 
@@ -537,7 +538,7 @@ def test_large_honest_notebook_grades(tmp_path, solution_notebook):
                           str(tmp_path / "results.json")], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-3000:]
     results = json.loads((tmp_path / "results.json").read_text())
-    assert results["score"] == 100, results["output"] + "\n" + "\n".join(
+    assert results["score"] == total(), results["output"] + "\n" + "\n".join(
         f"{t['name']}: {t['output']}" for t in results["tests"] if t["score"] < t["max_score"])[:3000]
     (tmp_path / "subs" / "alice.ipynb").write_text(SOLUTION.read_text())
     out = tmp_path / "grades.csv"
@@ -545,6 +546,6 @@ def test_large_honest_notebook_grades(tmp_path, solution_notebook):
                           "--jobs", "2"], cwd=ROOT, capture_output=True, text=True, timeout=900)
     rows = {r["student"]: r for r in _read_csv(out)}
     assert run.returncode == 0, run.stderr[-3000:]
-    assert (rows["big"]["status"], float(rows["big"]["total"])) == ("graded", 100), rows["big"]
-    assert float(rows["alice"]["total"]) == 100
+    assert (rows["big"]["status"], float(rows["big"]["total"])) == ("graded", total()), rows["big"]
+    assert float(rows["alice"]["total"]) == total()
 

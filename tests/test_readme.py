@@ -12,14 +12,14 @@ import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import NAME, ROOT
+from tests.points import total
 README = (ROOT / "README.md").read_text()
-PLACEHOLDERS = {"path/to/notebook.ipynb": "assignments/week7_attention/week7_attention.ipynb",
-                "path.ipynb": "assignments/week7_attention/week7_attention.ipynb",
+PLACEHOLDERS = {"path/to/notebook.ipynb": f"assignments/{NAME}/{NAME}.ipynb",
+                "path.ipynb": f"assignments/{NAME}/{NAME}.ipynb",
                 "submissions/": "build/readme-submissions/", "PART=…": "PART=masks"}
 
 
@@ -61,7 +61,7 @@ def test_quick_readme_commands_work(tmp_path, solution_notebook):
     out = tmp_path / "results.json"
     run = make(f"make autograde SUBMISSION={solution_notebook} OUT={out}")
     assert run.returncode == 0, run.stderr[-2000:]
-    assert json.loads(out.read_text())["score"] == 100
+    assert json.loads(out.read_text())["score"] == total()
 
     folder = ROOT / "build" / "readme-submissions"
     shutil.rmtree(folder, ignore_errors=True)
@@ -72,7 +72,7 @@ def test_quick_readme_commands_work(tmp_path, solution_notebook):
     shutil.rmtree(folder, ignore_errors=True)
     assert run.returncode == 0, run.stderr[-2000:]
     (row,) = csv.DictReader(grades.open())
-    assert row["student"] == "ada" and float(row["total"]) == 100 and row["status"] == "graded"
+    assert row["student"] == "ada" and float(row["total"]) == total() and row["status"] == "graded"
 
     run = make("make student-ci-check")  # the released notebook: stubs only
     assert run.returncode != 0 and "0 / 7 parts pass" in run.stdout + run.stderr, run.stdout[-2000:]

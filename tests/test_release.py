@@ -5,6 +5,7 @@ import pytest
 from solutions.release import __main__ as release
 from solutions.release.build import build_source_notebook, hidden_call
 from solutions.release.leaks import find_leaks, reference_body_lines
+from autograder import assignment
 from autograder.engine.catalog import part_points
 
 from conftest import STUDENT_NB
@@ -14,7 +15,7 @@ from conftest import STUDENT_NB
 def course(tmp_path_factory):
     course = tmp_path_factory.mktemp("course")
     points, released = release.build_course(course)
-    source = nbformat.read(course / "source" / "week7_attention" / "week7_attention.ipynb", as_version=4)
+    source = nbformat.read(assignment.course_notebook(course), as_version=4)
     return course, points, released, source
 
 
@@ -24,7 +25,7 @@ def test_release_is_clean_and_matches_the_committed_notebook(course):
     assert release.student_text(released) == STUDENT_NB.read_text(), \
         "the committed student notebook is stale: run `make release UPDATE=1` and commit"
     assert (course_dir / "gradebook.db").exists() and (course_dir / "nbgrader_config.py").exists()
-    assert sum(points.values()) == 100
+    assert points == part_points()  # the notebook carries the points declared beside the tests
 
 
 def test_graded_cells_carry_the_points_declared_beside_the_tests(course):
@@ -54,7 +55,7 @@ def test_leak_check_catches_a_planted_hidden_test(course):
 
 def test_release_refuses_drift(tmp_path):
     """`make release` fails when the committed student notebook differs from what the sources generate."""
-    stale = tmp_path / "week7_attention.ipynb"
+    stale = tmp_path / f"{assignment.NAME}.ipynb"
     stale.write_text(STUDENT_NB.read_text().replace("Week 7", "Week 6", 1))
     assert release.main([], course=tmp_path / "course", student_nb=stale) == 1
     assert "Week 6" in stale.read_text(), "a failed check must not rewrite the notebook"
@@ -66,7 +67,7 @@ def test_source_notebook_has_every_graded_function_once():
     nb = build_source_notebook(part_points())
     import solutions.reference as ref
     text = "\n".join(c.source for c in nb.cells)
-    for names in ref.PARTS.values():
+    for names in assignment.PARTS.values():
         for name in names:
             assert text.count(f"def {name}(") == 1, name
 
@@ -76,7 +77,7 @@ def test_student_copy_has_no_instructor_banner_and_the_leak_check_catches_one(co
     course_dir, _, released, source = course
     assert source.cells[0].source.startswith(GENERATED_NOTE), "the instructor notebook keeps its banner"
     for nb in (released, nbformat.read(STUDENT_NB, as_version=4),
-               nbformat.read(course_dir / "release" / "week7_attention" / "week7_attention.ipynb", as_version=4)):
+               nbformat.read(assignment.course_notebook(course_dir, "release"), as_version=4)):
         assert nb.cells[0].source.startswith("# Week 7"), nb.cells[0].source[:200]
         assert not any("make release" in c.source for c in nb.cells)
     planted = nbformat.reads(nbformat.writes(released), as_version=4)
@@ -95,7 +96,7 @@ def test_how_to_submit_states_the_grader_s_real_limits():
     assert at <= 1, "the How to submit section belongs near the top"
     text = cells[at].source.split("**How to submit**", 1)[1]
     limits = Limits()
-    for needle in ("week7_attention.ipynb", "Gradescope", "nbgrader", "GRADING=1", "if not GRADING:",
+    for needle in (f"{assignment.NAME}.ipynb", "Gradescope", "nbgrader", "GRADING=1", "if not GRADING:",
                    f"{limits.call_seconds:g} s for each call", f"{limits.cell_seconds:g} s for each cell",
                    f"{limits.submission_seconds:g} s for the whole submission", f"{MAX_NOTEBOOK_MIB} MiB"):
         assert needle in text, needle

@@ -12,12 +12,12 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import ROOT
+from tests.points import total  # noqa: E402
 DRAWS = re.compile(r"unseeded draws: \[[^\]]*\] [0-9.e-]+ on \d+ threads?")
 CELL = '''import random
 raise RuntimeError(f"unseeded draws: {torch.rand(3).tolist()} {random.random()} on {torch.get_num_threads()} threads")'''
@@ -82,7 +82,7 @@ def test_cold_batch_and_fresh_template_draw_the_same(notebook, tmp_path):
     assert len(set(draws)) == 1, f"unseeded draws differ between cold, batch and fresh-template grades: {draws}"
     assert draws[0].endswith("on 1 threads"), draws[0]
     assert _scores(cold) == _scores(batch[0]) == _scores(batch[1]) == _scores(fresh)
-    assert cold["score"] == 100
+    assert cold["score"] == total()
 
 
 # ---- when the grader's own machinery fails, no student loses a point for it -------------------------------

@@ -20,7 +20,7 @@ import pytest
 from autograder.flows.written import extract as ex
 from autograder.flows.written.hand import HandScoreError, hand_columns, load_hand, merge_hand, template
 
-ROOT = Path(__file__).resolve().parents[1]
+from autograder.assignment import NAME, ROOT
 PWNED = "SCRIPT-RAN"  # appears only if a student's script runs: the page holds it base64-encoded
 RUN = f"document.body.innerHTML = atob('{base64.b64encode(PWNED.encode()).decode()}')"
 MATH_ANSWER = (r"The loss stays near $\log 8 \approx 2.0794$ only without training; with zeros instead of positions "
@@ -97,7 +97,7 @@ def test_questions_come_from_the_released_notebook():
     qs = ex.questions()
     assert [(q.key, q.grade_id, q.points) for q in qs] == [
         ("q1", "q1_positions", 5.0), ("q2", "q2_baseline", 5.0), ("q3", "q3_attention_maps", 5.0)]
-    assert qs[0].text.startswith("**Q1 (ablate positions).** Train the same model")
+    assert qs[0].text.startswith("**Q1 (ablate positions, 5 points).** Train the same model")
 
 
 def test_extraction_of_each_kind_of_notebook(klass, solution_notebook):
@@ -285,7 +285,7 @@ def test_hand_csv_into_the_nbgrader_gradebook(tmp_path):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for student in ("alice", "bob"):
             gradebook.add_student(student)
-            gradebook.add_submission("week7_attention", student)
+            gradebook.add_submission(f"{NAME}", student)
     hand = _write(tmp_path, "student,q1,q2,q3,comment\nalice,5,4.5,,clear answers\nbob,0,,,\n")
 
     def command(*args):
@@ -302,14 +302,14 @@ def test_hand_csv_into_the_nbgrader_gradebook(tmp_path):
     assert read_back(course, qs, ["alice", "bob"]) == {"alice": {"q1": 5.0, "q2": 4.5, "q3": None},
                                                        "bob": {"q1": 0.0, "q2": None, "q3": None}}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        assert gradebook.find_comment("q1_positions", "week7_attention", "week7_attention",
+        assert gradebook.find_comment("q1_positions", f"{NAME}", f"{NAME}",
                                       "alice").manual_comment == "clear answers"
-        grade = gradebook.find_grade("q1_positions", "week7_attention", "week7_attention", "alice")
+        grade = gradebook.find_grade("q1_positions", f"{NAME}", f"{NAME}", "alice")
         assert grade.score == 5.0 and not grade.needs_manual_grade
     assert "0 change(s) written" in command(str(hand)).stdout, "writing the same scores again changes nothing"
     stray = _write(tmp_path, "student,q1,q2,q3,comment\nmallory,1,,,\n")
     refused = command(str(stray))
-    assert refused.returncode == 2 and "mallory: no submission of week7_attention" in refused.stderr
+    assert refused.returncode == 2 and f"mallory: no submission of {NAME}" in refused.stderr
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import PARTS
+from ..assignment import PART_IDS as PARTS
 from . import probes, secret
 from .catalog import catalog
 from .plugin import TestResult, run_suites

@@ -9,12 +9,12 @@ import hmac
 import json
 import os
 import platform
-from pathlib import Path
 from typing import NamedTuple
 
 import torch
 
 import solutions.reference as ref
+from .. import assignment
 from . import secret
 from .probes import lab
 
@@ -43,7 +43,7 @@ class SmokeRun(NamedTuple):
     test: float  # reserved-test loss of that checkpoint
 
 
-CACHE = Path(__file__).resolve().parents[2] / "build" / "cache" / "reference-smoke.json"
+CACHE = assignment.CACHE / "reference-smoke.json"
 
 
 def _mac(record):
@@ -54,9 +54,8 @@ def _mac(record):
 
 def _cache_key():
     """Everything the reference run's numbers depend on: the lab, the reference, torch, the CPU."""
-    root = Path(__file__).resolve().parents[2] / "solutions"
     digest = hashlib.sha256()
-    for path in sorted([root / "lab" / "lab.py", *(root / "reference").glob("*.py")]):
+    for path in assignment.files(assignment.REFERENCE_RUN):
         digest.update(path.read_bytes())
     digest.update(f"{torch.__version__}|{platform.machine()}|{platform.processor()}".encode())
     return digest.hexdigest()

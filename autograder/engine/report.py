@@ -16,7 +16,7 @@ import json
 import textwrap
 from xml.etree import ElementTree as ET
 
-from .. import PARTS
+from ..assignment import NAME, PART_IDS as PARTS
 from .plugin import DEFAULT_FEEDBACK, FEEDBACK_LEVELS, GRADER_FAILED
 from .safe_text import student as safe, text as plain, xml_text
 
@@ -137,7 +137,7 @@ def junit(report, level=DEFAULT_FEEDBACK):
     else:
         rows = [(r.part, r.title, r.score, r.points, r.status != "passed", check_text(r, level) or "failed")
                 for r in in_part_order(report.results)]
-    suite = ET.Element("testsuite", name="week7_attention", tests=str(len(rows)),
+    suite = ET.Element("testsuite", name=NAME, tests=str(len(rows)),
                        failures=str(sum(row[4] for row in rows)), time=f"{report.seconds:.2f}")
     for part, name, got, top, failed, message in rows:
         case = ET.SubElement(suite, "testcase", classname=part, name=xml_text(name, False))

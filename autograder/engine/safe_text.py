@@ -91,7 +91,7 @@ def grader_secrets(environ=None, argv=None, mounts=None, public=()):
     option names (``--out``), the package's own public words (parts, feedback levels),
     a notebook's bare file name (the student knows it), and ``public``.
     """
-    from .. import PARTS
+    from ..assignment import PART_IDS as PARTS
 
     environ = dict(os.environ) if environ is None else environ
     argv = [*getattr(sys, "orig_argv", []), *sys.argv] if argv is None else argv

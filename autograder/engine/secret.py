@@ -9,8 +9,7 @@ hence the same scores, everywhere: `make gradescope` copies it into the zip.
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SECRET_FILE = ROOT / "build" / "secret.key"  # AUTOGRADER_SECRET_FILE overrides
+from ..assignment import SECRET_KEY as SECRET_FILE  # AUTOGRADER_SECRET_FILE overrides
 
 
 loaded = False  # set once the secret is in this process's memory: engine/template.py then refuses to fork

@@ -27,15 +27,14 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import torch
 from torch import nn
 
 from ..sandbox import confine, protocol, wire
+from ..assignment import ROOT
 from .student import GraderFault, SubmissionFault, WorkerLost
 
-ROOT = Path(__file__).resolve().parents[2]
 CELL_OUTPUT = 20_000  # characters of one cell's printed output kept for the reports
 OUTPUT_BUDGET = 1_000_000  # ... and of the whole notebook's
 START_SECONDS = 120.0  # a fresh worker's first message (confinement and start-up; no student code yet)

@@ -21,12 +21,12 @@ import struct
 import subprocess
 import sys
 from collections import deque
-from pathlib import Path
 
+from ..assignment import HIDDEN, ROOT, module_prefixes
 from .student import GraderFault, lab_source
 
-ROOT = Path(__file__).resolve().parents[2]
-HIDDEN_CODE = (ROOT / "autograder" / "suites", ROOT / "solutions" / "reference")
+HIDDEN_CODE = tuple(ROOT / entry for entry in HIDDEN)
+HIDDEN_MODULES = module_prefixes(HIDDEN)
 
 
 def may_fork_template():
@@ -38,7 +38,7 @@ def may_fork_template():
         return False
     hidden = tuple(f"{path}{os.sep}" for path in HIDDEN_CODE)
     for name, module in list(sys.modules.items()):
-        if name.startswith(("autograder.suites", "solutions.reference")):
+        if name.startswith(HIDDEN_MODULES):
             return False
         path = getattr(module, "__file__", None)
         if isinstance(path, str) and os.path.realpath(path).startswith(hidden):

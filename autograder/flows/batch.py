@@ -31,14 +31,13 @@ import time
 import traceback
 from pathlib import Path
 
-from .. import PARTS
+from .. import assignment
+from ..assignment import NAME, PART_IDS as PARTS, ROOT
 from ..engine import submission_file
 from ..engine.safe_text import redact, text as safe_line
 from . import batch_summary as out
 from .batch_pool import SUBMISSION_TOKEN, Pool
 
-GRADER_SOURCES = ("autograder/engine", "autograder/sandbox", "autograder/suites", "solutions/reference", "solutions/lab")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def register(subparsers):
@@ -49,7 +48,7 @@ def register(subparsers):
     p.add_argument("--out", default="grades.csv", help="CSV to write; feedback goes to <stem>_feedback/")
     p.add_argument("--jobs", type=int, default=1, help="grading processes, each with its own sandbox slot")
     p.add_argument("--part", action="append", choices=PARTS, help="grade only this part (repeatable)")
-    p.add_argument("--assignment", default="week7_attention",
+    p.add_argument("--assignment", default=NAME,
                    help="nbgrader assignment folder to prefer inside a student's folder")
     p.add_argument("--budget", type=float, default=300.0, help="seconds for each submission")
     p.add_argument("--visibility", default="visible",
@@ -62,7 +61,7 @@ def register(subparsers):
     p.add_argument("--lms", choices=["canvas", "moodle"], action="append",
                    help="also write <stem>_canvas.csv / <stem>_moodle.csv for the LMS gradebook import "
                         "(needs --roster; repeatable)")
-    p.add_argument("--lms-assignment", default="week7_attention",
+    p.add_argument("--lms-assignment", default=NAME,
                    help="the LMS grade column: Canvas 'Name (assignment id)' updates an existing assignment, "
                         "a bare name creates one")
     p.add_argument("--lms-missing", choices=["empty", "zero"], default="empty",
@@ -180,9 +179,8 @@ def _notebooks(folder):
 def grader_key(args):
     """What a finished result depends on besides the notebook: the grader's code and options."""
     digest = hashlib.sha256()
-    for folder in GRADER_SOURCES:
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in assignment.files(assignment.GRADE_INPUTS):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     options = {"parts": sorted(args.part) if args.part else None, "budget": args.budget,
                "visibility": args.visibility, "feedback": getattr(args, "feedback", "hints")}
     digest.update(json.dumps(options, sort_keys=True).encode())

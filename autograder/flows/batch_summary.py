@@ -7,7 +7,7 @@ import re
 import statistics
 from pathlib import Path
 
-from .. import PARTS
+from ..assignment import PART_IDS as PARTS
 from ..engine.safe_text import csv_cell
 
 TAIL = ["total", "status", "seconds", "notebook", "sha256", "detail"]

@@ -25,7 +25,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from .. import PARTS
+from ..assignment import PART_IDS as PARTS
 from ..engine.safe_text import text
 from . import batch_summary as out
 

@@ -23,10 +23,11 @@ import time
 
 import torch
 
+from .. import assignment
 from . import budget, confine, identity, worker
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(assignment.ROOT)
 
 
 def warm_up(lab):

@@ -14,12 +14,10 @@ from pathlib import Path
 import nbformat
 
 from autograder.engine.catalog import part_points
-from solutions.release.build import ASSIGNMENT, ROOT, build_source_notebook, drop_instructor_note, write
+from autograder.assignment import (COURSE, INSTRUCTOR_NOTEBOOK as SOURCE_NB, NAME as ASSIGNMENT, ROOT,
+                                   STUDENT_NOTEBOOK as STUDENT_NB, course_notebook)
+from solutions.release.build import build_source_notebook, drop_instructor_note, write
 from solutions.release.leaks import find_leaks
-
-COURSE = ROOT / "build" / "course"
-SOURCE_NB = COURSE / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-STUDENT_NB = ROOT / "assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
 def venv_env():
@@ -31,7 +29,7 @@ def venv_env():
 def build_course(course=COURSE):
     """Write the course directory and run the real `nbgrader generate_assignment`; return the release."""
     points = part_points()
-    source = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    source = course_notebook(course)
     write(build_source_notebook(points), source)
     shutil.copy(Path(__file__).with_name("nbgrader_config.py"), course / "nbgrader_config.py")
     run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
@@ -39,7 +37,7 @@ def build_course(course=COURSE):
     if run.returncode != 0:
         raise SystemExit(f"nbgrader generate_assignment failed:\n{run.stdout}\n{run.stderr}")
     # nbgrader's release/ copy (what its exchange hands out) is the student's too: no instructor banner.
-    release_nb = course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    release_nb = course_notebook(course, "release")
     released = drop_instructor_note(nbformat.read(release_nb, as_version=4))
     write(released, release_nb)
     return points, released
@@ -64,7 +62,7 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB):
         print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
         return 0
     points, released = build_course(course)
-    source_nb = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    source_nb = course_notebook(course)
     problems = find_leaks(released, nbformat.read(source_nb, as_version=4))
     if problems:
         print("RELEASE BLOCKED: the student notebook would leak:", *problems, sep="\n  ", file=sys.stderr)
@@ -84,7 +82,7 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB):
           f"(total {sum(points.values()):g}; written answers are graded by hand on top)")
     print(f"  instructor notebook    {_show(source_nb)}")
     print(f"  nbgrader course        {_show(course)}/ (nbgrader_config.py, gradebook.db)")
-    print(f"  nbgrader release       {_show(course / 'release' / ASSIGNMENT / f'{ASSIGNMENT}.ipynb')}")
+    print(f"  nbgrader release       {_show(course_notebook(course, 'release'))}")
     print(f"  student notebook       {_show(student_nb)} (committed; no solutions, no hidden tests)")
     return 0
 

@@ -3,6 +3,7 @@ import inspect
 import re
 
 import solutions.reference as reference
+from autograder.assignment import PARTS
 from solutions.release.build import GENERATED_NOTE
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
@@ -12,7 +13,7 @@ MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN T
 def reference_body_lines(min_length=16):
     """Distinctive code lines of the reference solutions (the bodies between the markers)."""
     lines = set()
-    for names in reference.PARTS.values():
+    for names in PARTS.values():
         for name in names:
             source = inspect.getsource(getattr(reference, name))
             body = source.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]

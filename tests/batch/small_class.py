@@ -16,9 +16,9 @@ import csv
 
 import nbformat
 
+from autograder.assignment import NAME as ASSIGNMENT
 from tests.batch.submissions import MASK_DIAGONAL, NO_SQRT, filled
 
-ASSIGNMENT = "week7_attention"
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 EXPECTED = {  # student as grade-all reports it -> (status, category in the report)

@@ -5,7 +5,7 @@ import nbformat
 
 from tests.flows.submissions import solution_sources
 
-ASSIGNMENT = "week7_attention"
+from autograder.assignment import NAME as ASSIGNMENT
 
 
 _answers = solution_sources  # {grade_id: source} of the solution cells, markers removed

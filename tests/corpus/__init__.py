@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import nbformat
 
-from autograder import PARTS
-from solutions.reference import PARTS as FUNCTIONS  # part -> graded function names
+from autograder.assignment import PART_IDS as PARTS
+from autograder.assignment import PARTS as FUNCTIONS  # part -> graded function names
 
 
 @dataclass(frozen=True)

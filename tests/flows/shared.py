@@ -8,8 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[2]
-ASSIGNMENT = "week7_attention"
+from autograder.assignment import NAME as ASSIGNMENT, ROOT, course_notebook
 _course = {}
 _cli = {}
 
@@ -20,7 +19,7 @@ def course(base):
         from solutions.release.__main__ import build_course
         path = Path(base) / "course"
         _, released = build_course(path)
-        source = nbformat.read(path / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+        source = nbformat.read(course_notebook(path), as_version=4)
         _course.update(path=path, released=released, source=source)
     return _course["path"], _course["released"], _course["source"]
 

@@ -20,12 +20,11 @@ import sys
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from ...assignment import BUILD, GRADER, NOTEBOOK_FILE, ROOT, files as grader_files
+
 HERE = Path(__file__).resolve().parent
-OUT = ROOT / "build" / "gradescope" / "autograder.zip"
-# What the grader imports at grading time; nothing of the release tooling or the notebook source.
-PACKAGES = ("autograder", "solutions/reference", "solutions/lab")
-FILES = ("solutions/__init__.py", "solutions/_shapes.py")
+OUT = BUILD / "gradescope" / "autograder.zip"
+# What the grader imports at grading time (assignment.GRADER); nothing of the release tooling or the notebook source.
 # Per-course secrets (e.g. the key probes are drawn from): copied when present, at the same path.
 SECRET_FILES = ("build/secret.key",)
 FEEDBACK_LINE = re.compile(r"^FEEDBACK=\w+(?=\s)", re.MULTILINE)
@@ -80,10 +79,7 @@ def build(out=OUT, feedback=None):
         raise SystemExit(f"requirements.txt has unpinned lines: {loose}")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    files = [ROOT / f for f in FILES if (ROOT / f).exists()]
-    for package in PACKAGES:
-        files += [p for p in sorted((ROOT / package).rglob("*")) if p.is_file()]
-    files = [p for p in files if not SKIP.search(p.relative_to(ROOT).as_posix())]
+    files = [p for p in grader_files(GRADER, suffix="") if not SKIP.search(p.relative_to(ROOT).as_posix())]
     files += [ROOT / f for f in SECRET_FILES if (ROOT / f).is_file()]
     with zipfile.ZipFile(out, "w") as archive:
         _add(archive, "setup.sh", setup_script(requirements), executable=True)
@@ -114,7 +110,7 @@ def main(argv=None):
     print(f"{out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: {len(names)} files, "
           f"{suites} hidden suites, {out.stat().st_size / 1024:.0f} KiB")
     print("  upload it as the autograder of a Gradescope programming assignment (Ubuntu base image);")
-    print("  students upload one notebook, week7_attention.ipynb")
+    print(f"  students upload one notebook, {NOTEBOOK_FILE}")
     print(f"  feedback level: {FEEDBACK_LINE.search(archive_text(out, 'run_autograder')).group().split('=')[1]}"
           + "".join(f"; includes {f}" for f in SECRET_FILES if f in names))
     return 0

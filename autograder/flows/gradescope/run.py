@@ -15,6 +15,7 @@ import time
 import traceback
 from pathlib import Path
 
+from ...assignment import NOTEBOOK_FILE
 from ...engine.submission_file import is_notebook_name
 
 
@@ -54,14 +55,14 @@ def find_notebook(submission):
     if len(top) > 1 or len(notebooks) > 1:
         names = ", ".join(str(p.relative_to(submission)) for p in (top or notebooks))
         return None, (f"Your submission has {len(top or notebooks)} notebooks ({names}); upload exactly one "
-                      "notebook, week7_attention.ipynb, and nothing else.")
+                      f"notebook, {NOTEBOOK_FILE}, and nothing else.")
     if len(notebooks) == 1:
         return notebooks[0], ""
     if files:
         names = ", ".join(str(p.relative_to(submission)) for p in files[:10])
         return None, (f"Your submission has no Jupyter notebook (.ipynb); it contains: {names}. "
-                      "Upload your notebook, week7_attention.ipynb.")
-    return None, "Your submission is empty: upload your notebook, week7_attention.ipynb."
+                      f"Upload your notebook, {NOTEBOOK_FILE}.")
+    return None, f"Your submission is empty: upload your notebook, {NOTEBOOK_FILE}."
 
 
 def previous_score(root):

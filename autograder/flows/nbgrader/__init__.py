@@ -13,9 +13,9 @@ This module stays light (no nbgrader, no torch): the kernel imports it.
 """
 import re
 
-from ... import PARTS
+from ...assignment import NAME, PART_IDS as PARTS
 
-ASSIGNMENT = "week7_attention"
+ASSIGNMENT = NAME
 KERNEL_NAME = "week7-isolated"
 RECORDS = "isolated"  # COURSE/isolated/<student>/{submitted.ipynb,record.json}: never shown to students
 BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from ...assignment import course_notebook
 from . import ASSIGNMENT, KERNEL_NAME, part_of
 
 FEEDBACK_LEVELS = ("score", "checks", "values", "hints")  # == autograder.engine.plugin.FEEDBACK_LEVELS (tested)
@@ -238,7 +239,7 @@ def verify(course, ids, records):
     failed = {}
     for student in ids:
         isolated = {p: v["score"] for p, v in records[student]["parts"].items()}
-        autograded = Path(course) / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        autograded = course_notebook(course, "autograded", student)
         if book.get(student) is None or not autograded.exists():
             failed[student] = "nbgrader autograde failed for this submission (no autograded notebook / gradebook entry)"
             continue

@@ -16,6 +16,8 @@ Chromium and MathJax from the OS packages (`make install-pdf`).
 """
 import argparse
 
+from ...assignment import NAME
+
 
 def register(subparsers):
     p = subparsers.add_parser("written", help="written answers: a PDF per student, a page per question, hand.csv",
@@ -23,13 +25,13 @@ def register(subparsers):
     p.set_defaults(handler=run)
     p.add_argument("submissions", help="folder of submissions (grade-all's layouts, or an nbgrader course)")
     p.add_argument("--out", default="written", help="output folder (default: written/)")
-    p.add_argument("--assignment", default="week7_attention",
+    p.add_argument("--assignment", default=NAME,
                    help="nbgrader assignment folder to prefer inside a student's folder")
     p.add_argument("--jobs", type=int, default=2, help="Chromium processes printing PDFs side by side")
     p.add_argument("--no-pdf", action="store_true", help="HTML pages only (no Chromium needed)")
 
 
-def collect(folder, assignment="week7_attention", skip=()):
+def collect(folder, assignment=NAME, skip=()):
     """[Written] of every submission under ``folder`` (grade-all's discovery), sorted by student."""
     from pathlib import Path
 

@@ -32,10 +32,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...assignment import STUDENT_NOTEBOOK
 from ...engine import submission_file
 
-ROOT = Path(__file__).resolve().parents[3]
-RELEASED = ROOT / "assignments" / "week7_attention" / "week7_attention.ipynb"
+RELEASED = STUDENT_NOTEBOOK
 PLACEHOLDER = "YOUR ANSWER HERE"
 MAX_TEXT = 4000
 MAX_IMAGE_BYTES = 8 << 20

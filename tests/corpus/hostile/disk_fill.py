@@ -1,6 +1,7 @@
 """A top-level cell that writes files until the disk refuses (work dir, /tmp, /var/tmp, /dev/shm, one huge file over the file-size limit): attacks the disk; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 ADD = [(None, '''
 import os
 

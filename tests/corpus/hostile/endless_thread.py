@@ -1,6 +1,7 @@
 """A top-level cell that starts a non-daemon thread that never ends (and keeps the CPU busy): attacks the worker's shutdown; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 ADD = [(None, '''
 import threading
 import time

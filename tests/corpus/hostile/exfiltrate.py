@@ -1,6 +1,7 @@
 """A top-level cell that searches the disk for the hidden tests and reference code (/, /work, /autograder, cwd's parents, /proc/1/root, /proc/*/cwd, the repo, the venv's .pth) and raises their text into the feedback: attacks secrecy; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 EXPECT = ["LOOT: nothing found in"]
 ADD = [(None, '''
 import glob

@@ -1,6 +1,7 @@
 """Top-level cells that dump everything the grader might have handed down (os.environ, /proc/self and /proc/1 environ and cmdline, mountinfo, cgroup, argv, the frames above the cell, its own memory searched for the grader's LMS token) into the feedback: attacks the grader's secrets; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 # Names of variables only the grader's environment holds (tests/test_containment.py also checks their values).
 NEVER = ["HOSTILE_RUN_MARKER=", "LMS_TOKEN=", "'LMS_TOKEN'"]
 EXPECT = ["SECRETS 0/", "MOUNTS["]

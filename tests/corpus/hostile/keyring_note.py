@@ -1,6 +1,7 @@
 """A top-level cell that leaves a key in its uid's user keyring and its session keyring, then looks for keys left by anyone else (a grader's session key, an earlier or concurrent submission's note) and raises what it finds: attacks isolation between submissions; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 NEVER = ["KEYRING: found"]
 EXPECT = ["KEYRING: no key from anyone else"]
 ADD = [(None, '''

@@ -1,6 +1,7 @@
 """A top-level cell that SIGKILLs every process it can name (kill -1, its group, guessed pids, itself): attacks the grader and its worker; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 ADD = [(None, '''
 import os
 import signal

@@ -1,6 +1,7 @@
 """IPython magics and shell escapes (%timeit, %env, %%bash, %%writefile, !rm -rf ~, !touch, x = !cmd, get_ipython().system) trying to run a shell and leave files: attacks the no-shell rule; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 NEVER = ["HOSTILE_SHELL_MARKER_42", "HOSTILE_SHELL_RAN"]
 ADD = [(None, "%timeit sum(range(10))\n%env HOSTILE_ENV=1\n!rm -rf ~\n!touch __REPO__/HOSTILE_SHELL_RAN __CANARY__/HOSTILE_SHELL_RAN\n"),
        (None, "%%bash\ntouch __REPO__/HOSTILE_SHELL_RAN __CANARY__/HOSTILE_SHELL_RAN\necho HOSTILE_SHELL_MARKER_$((6*7))\n"),

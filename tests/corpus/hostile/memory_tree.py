@@ -1,6 +1,7 @@
 """A top-level cell that forks 3 children which each allocate and touch 1.5 GiB (4.5 GiB across the tree, each process under its own 4 GiB limit): attacks the memory budget of the whole worker tree; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 EXPECT = ["TREE: children ended with"]
 ADD = [(None, '''
 import os

@@ -1,6 +1,7 @@
 """Network attempts from a top-level cell and a graded function (TCP to a host loopback listener and to TEST-NET 192.0.2.1, UDP, a host abstract Unix socket): attacks the network; all must fail fast and every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 EXPECT = ["NET: tcp-loopback=refused", "NET: tcp-testnet=refused", "NET: abstract=refused", "NET: udp=refused"]
 NEVER = ["=CONNECTED"]
 _PROBE = '''

@@ -1,4 +1,5 @@
 """os._exit(0) in a top-level cell right after the imports: attacks the notebook run (the cell is skipped); every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 ADD = [("setup", "import os\nos._exit(0)\n")]

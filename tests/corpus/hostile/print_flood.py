@@ -1,6 +1,7 @@
 """200 MB of printed output (print, sys.__stdout__, os.write to fds 1 and 2) from a top-level cell and from a graded function: attacks the output plumbing; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 NEVER = ["FLOODFLOODFLOODFLOODFLOODFLOODFLOODFLOODFLOODFLOODFLOODFLOODFLOODFLOODFLOODFLOOD"]
 ADD = [(None, '''
 import os

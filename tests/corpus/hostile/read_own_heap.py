@@ -1,6 +1,7 @@
 """A top-level cell that searches its own process for hidden code the grader might have loaded before forking the worker template (modules, and every function on the heap) and raises what it finds into the feedback: attacks secrecy; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 EXPECT = ["HEAP: nothing hidden among"]
 ADD = [(None, '''
 import gc

@@ -1,6 +1,7 @@
 """A top-level cell that leaves 64 sleeping processes (subprocess.Popen sleep, some in new sessions without the environment; os.fork children that setsid, double forks): attacks process cleanup; every part keeps full points."""
+from autograder.assignment import PART_IDS
 ATTACKS = []
-KEEPS = ["softmax_read", "masks", "multihead", "positions", "targets", "leakage", "training"]
+KEEPS = list(PART_IDS)
 ADD = [(None, '''
 import os
 import subprocess

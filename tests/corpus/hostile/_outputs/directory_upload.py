@@ -1,4 +1,6 @@
 """A directory named like the notebook: refused with the same message in every flow."""
-UPLOAD = {"name": "week7_attention.ipynb", "kind": "directory"}
+
+from autograder.assignment import NAME
+UPLOAD = {"name": f"{NAME}.ipynb", "kind": "directory"}
 STATUS = "not-a-notebook"
-MESSAGE = "week7_attention.ipynb is a directory, not a regular file; upload the notebook file itself"
+MESSAGE = f"{NAME}.ipynb is a directory, not a regular file; upload the notebook file itself"
