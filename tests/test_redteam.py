@@ -15,10 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
 import hostile  # noqa: E402
 import redteam  # noqa: E402
 
+from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, ROOT  # noqa: E402
 from autograder.sandbox import confine  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTION = ROOT / "build" / "course" / "source" / "week7_attention" / "week7_attention.ipynb"
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not confine.can_isolate(), reason="raw frames need the root sandbox"),
               pytest.mark.skipif(not SOLUTION.exists(), reason="run `make release` first")]
