@@ -13,13 +13,13 @@ def _grade(args):
     from .engine.grade import grade_notebook
     from .engine.safe_text import text
     from .engine.supervisor import Limits
-    from .engine.template import Zygote
+    from .engine.template import Template
 
     started = time.monotonic()
-    zygote = None
+    template = None
     try:
-        zygote = Zygote()
-        result = grade_notebook(args.notebook, zygote, args.part or None,
+        template = Template()
+        result = grade_notebook(args.notebook, template, args.part or None,
                                 Limits(submission_seconds=args.budget), hide=args.hide)
         # Everything written is rendered first: a report that cannot be rendered is a grader fault,
         # and still leaves a valid results.json.
@@ -31,8 +31,8 @@ def _grade(args):
         rep.write_json(rep.crash_results("the grader hit an internal error", time.monotonic() - started), args.out)
         return 2
     finally:
-        if zygote is not None:
-            zygote.close()
+        if template is not None:
+            template.close()
     print(outputs["table"])
     rep.write_json(outputs["json"], args.out)
     if args.junit_xml:

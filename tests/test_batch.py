@@ -136,7 +136,7 @@ def test_resumes_after_sigkill_without_regrading_finished_results(submissions, f
     time.sleep(1)
     survivors = [p for p in psutil.process_iter(["pid", "status"])
                  if _pgid(p.pid) == run.pid and p.info["status"] != psutil.STATUS_ZOMBIE]
-    assert not survivors, survivors  # its grading processes, zygotes and workers went with it
+    assert not survivors, survivors  # its grading processes, templates and workers went with it
 
     finished = {p.parent.name: p.stat().st_mtime_ns for p in feedback.glob("*/record.json")}
     assert finished

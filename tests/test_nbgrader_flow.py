@@ -32,6 +32,7 @@ from flows.submissions import dump, filled, invalid_json, submissions
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 from hostile._harness import diff, processes, secret_lines, snapshot  # noqa: E402
 from nbgrader_attacks import ATTACKS, EXTRA_FILES, MARK, SLEEP  # noqa: E402
+import forgery  # noqa: E402  (tests/corpus/forgery: items 1-3 of issue 10, here through nbgrader too)
 from autograder.assignment import NAME
 from tests.points import points  # noqa: E402
 
@@ -40,6 +41,8 @@ HIDDEN = ("grade_part", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder.fl
 ORDINARY = ["solution", "blank", "mask_diag", "swapped", "deleted_cell", "warns"]
 BROKEN = "not_a_notebook"  # nbgrader cannot autograde it: the flow must say so and exit 1
 FLOW = [sys.executable, "-m", "autograder.flows.nbgrader"]
+# Forgery cases graded through this flow as well (each with the same notebook without the forging cell).
+FORGERIES = ["forged_claims", "train_mode_lie", "training_grad_only", "absurd_loss[int_10_400]"]
 
 
 def masks_blank(released, source):
@@ -70,6 +73,9 @@ def graded_course(tmp_path_factory):
     texts = dict(submissions(released, source))
     texts["masks_blank"] = nbformat.writes(masks_blank(released, source))
     texts[BROKEN] = invalid_json()
+    for name, (attack, base) in forgery.build_cases(FORGERIES).items():
+        key = "forgery_" + re.sub(r"\W+", "_", name).strip("_")
+        texts[key], texts[key + "_baseline"] = nbformat.writes(attack), nbformat.writes(base)
     baseline = {}
     for name, build in ATTACKS.items():
         texts[name], baseline[name] = build(released, filled(released, source), masks_blank(released, source),
@@ -300,6 +306,17 @@ def test_the_notebook_kernelspec_is_ignored(graded_course):
 def test_every_attack_scores_no_more_than_its_baseline(graded_course):
     for name, baseline in graded_course["baseline"].items():
         assert sum(scores(graded_course, name).values()) <= sum(scores(graded_course, baseline).values()), name
+
+
+def test_forgeries_gain_nothing_through_nbgrader(graded_course):
+    """Issue 10 items 1-3 through `make nbgrader-autograde`: the gradebook gives the forging notebook no
+    more, part by part, than the same notebook without the forging cell."""
+    forged = [n for n in graded_course["notebooks"] if n.startswith("forgery_") and not n.endswith("_baseline")]
+    assert len(forged) == len(FORGERIES)
+    for name in forged:
+        attack, base = scores(graded_course, name), scores(graded_course, name + "_baseline")
+        gained = {p: (attack[p], base[p]) for p in base if attack.get(p, 0.0) > base[p] + 1e-9}
+        assert not gained, f"{name} gained in nbgrader: {gained}"
 
 
 # ---- crosscheck, feedback levels, the refusals ------------------------------------------------------

@@ -69,14 +69,14 @@ def test_cold_batch_and_fresh_template_draw_the_same(notebook, tmp_path):
     import solutions.reference  # noqa: F401
     from autograder.engine import report
     from autograder.engine.grade import grade_notebook
-    from autograder.engine.template import Zygote, may_fork_template
+    from autograder.engine.template import Template, may_fork_template
     assert not may_fork_template(), "a process that holds hidden code must never be forked into a worker"
-    zygote = Zygote()
+    template = Template()
     try:
-        assert not zygote.forked
-        fresh = report.gradescope(grade_notebook(notebook, zygote))
+        assert not template.forked
+        fresh = report.gradescope(grade_notebook(notebook, template))
     finally:
-        zygote.close()
+        template.close()
 
     draws = [_draws(r["output"]) for r in (cold, *batch, fresh)]
     assert len(set(draws)) == 1, f"unseeded draws differ between cold, batch and fresh-template grades: {draws}"
@@ -86,12 +86,12 @@ def test_cold_batch_and_fresh_template_draw_the_same(notebook, tmp_path):
 
 
 # ---- when the grader's own machinery fails, no student loses a point for it -------------------------------
-def _grade_with(zygote, notebook):
+def _grade_with(template, notebook):
     from autograder.engine.grade import grade_notebook
     try:
-        return grade_notebook(notebook, zygote)
+        return grade_notebook(notebook, template)
     finally:
-        zygote.close()
+        template.close()
 
 
 def test_a_dead_template_is_a_grader_fault_not_a_hang(notebook):
@@ -99,23 +99,23 @@ def test_a_dead_template_is_a_grader_fault_not_a_hang(notebook):
     import time
 
     from autograder.engine.student import GraderFault
-    from autograder.engine.template import Zygote
-    zygote = Zygote()
-    os.kill(zygote.pid, signal.SIGKILL)
+    from autograder.engine.template import Template
+    template = Template()
+    os.kill(template.pid, signal.SIGKILL)
     started = time.monotonic()
     with pytest.raises(GraderFault):
-        _grade_with(zygote, notebook)  # the CLI turns this into a valid "Autograder failed" results.json
+        _grade_with(template, notebook)  # the CLI turns this into a valid "Autograder failed" results.json
     assert time.monotonic() - started < 30
 
 
 def test_a_sandbox_that_cannot_start_workers_is_never_the_students_fault(notebook):
-    from autograder.engine.template import Zygote
-    zygote = Zygote()
-    request = zygote.request
+    from autograder.engine.template import Template
+    template = Template()
+    request = template.request
     # A worker that cannot be confined exits before it reads the notebook (its keep path or work dir is missing).
-    zygote.request = lambda config: request({**config, "workdir": "/nonexistent/work",
+    template.request = lambda config: request({**config, "workdir": "/nonexistent/work",
                                              "keep": [*config["keep"], "/nonexistent/keep"]})
-    report = _grade_with(zygote, notebook)
+    report = _grade_with(template, notebook)
     statuses = {r.status for r in report.results}
     assert statuses == {"grader-error"}, [(r.title, r.message) for r in report.results if r.status != "grader-error"]
     assert not report.problem, "a broken sandbox must not be reported as the notebook crashing its workers"

@@ -155,7 +155,7 @@ class _FreezeHeap:
             gc.freeze()
 
 
-def grade_notebook(path, zygote, parts=None, limits=None, hide=()):
+def grade_notebook(path, template, parts=None, limits=None, hide=()):
     started = time.monotonic()
     try:
         cells = read_code_cells(path)
@@ -165,7 +165,7 @@ def grade_notebook(path, zygote, parts=None, limits=None, hide=()):
     import torch  # the suites' own computations: one thread, like the worker and the reference run
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny tensors; a second thread only adds OpenMP hand-offs (10x slower when busy)
-    session = WorkerSession(zygote, cells, limits or Limits(), hide=hide)
+    session = WorkerSession(template, cells, limits or Limits(), hide=hide)
     try:
         session.prefetch()  # the worker runs the notebook while pytest collects
         _warm_optimizer()

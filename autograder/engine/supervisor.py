@@ -153,8 +153,8 @@ class WorkerSession:
     Time limits count from when the grader waits for an answer.
     """
 
-    def __init__(self, zygote, cells, limits=None, hide=()):
-        self.zygote, self.cells, self.limits = zygote, list(cells), limits or Limits()
+    def __init__(self, template, cells, limits=None, hide=()):
+        self.template, self.cells, self.limits = template, list(cells), limits or Limits()
         self.deadline = None  # the budget starts with the first worker, not with the template's start
         self.reports, self.skip, self.restarts = {}, set(), 0
         self.output_kept = 0  # characters of cell output kept so far (OUTPUT_BUDGET)
@@ -205,7 +205,7 @@ class WorkerSession:
         if self._remaining(1) <= 0:
             self.broken = f"the submission's time budget of {self.limits.submission_seconds:.0f} s ran out"
             raise WorkerLost(self.broken)
-        self.worker = Worker(self.zygote.request(self._config()))
+        self.worker = Worker(self.template.request(self._config()))
         self.restarts += 1  # only workers that exist count against the submission (a GraderFault is ours)
         return self.worker
 
@@ -213,7 +213,7 @@ class WorkerSession:
         """REQUESTED -> FORKED -> RUNNING_NOTEBOOK: hand the forked worker the arena and the notebook."""
         if worker.state is WorkerState.REQUESTED:
             try:
-                self.zygote.wait(worker.pending)
+                self.template.wait(worker.pending)
             except GraderFault:
                 self._forget(worker)  # never waited for again; a later need asks for a new one
                 raise
@@ -335,7 +335,7 @@ class WorkerSession:
         if worker is None or worker.state is WorkerState.GONE:
             return
         try:
-            self.zygote.wait(worker.pending)  # a worker still being forked is killed once it exists
+            self.template.wait(worker.pending)  # a worker still being forked is killed once it exists
         except GraderFault:
             self._forget(worker)
             return

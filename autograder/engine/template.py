@@ -1,4 +1,4 @@
-"""The grader's handle on its warm worker template (sandbox/zygote.py): start it, ask it for workers.
+"""The grader's handle on its warm worker template (sandbox/template.py): start it, ask it for workers.
 
 One template per grading process, shared by every submission that process grades. It is
 forked from this process right after ``import torch`` when that is safe: no hidden suite
@@ -70,7 +70,7 @@ class Pending:
         self.failed = ""  # why the template could not start it
 
 
-class Zygote:
+class Template:
     def __init__(self, slot=0):
         self.slot = slot
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -86,8 +86,8 @@ class Zygote:
             if pid == 0:  # the template; become_template never returns
                 try:
                     ours.close()
-                    from ..sandbox import zygote
-                    zygote.become_template(theirs, lab_source())
+                    from ..sandbox import template as template_process
+                    template_process.become_template(theirs, lab_source())
                 except BaseException:  # noqa: BLE001 - say why, then never return into the grader
                     import traceback
                     traceback.print_exc()
@@ -97,7 +97,7 @@ class Zygote:
         else:
             env = dict(os.environ, GRADING="1", MPLBACKEND="Agg", OMP_NUM_THREADS="1", PYTHONHASHSEED="0",
                        PYTHONDONTWRITEBYTECODE="1")
-            self.process = subprocess.Popen([sys.executable, "-m", "autograder.sandbox.zygote",
+            self.process = subprocess.Popen([sys.executable, "-m", "autograder.sandbox.template",
                                              str(theirs.fileno())], pass_fds=[theirs.fileno()], env=env,
                                             cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
             self.pid = self.process.pid

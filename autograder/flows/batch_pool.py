@@ -1,7 +1,7 @@
-"""Grading processes for `grade-all`: N spawned processes, each owning one warm `Zygote(slot=k)`.
+"""Grading processes for `grade-all`: N spawned processes, each owning one warm `Template(slot=k)`.
 
 The grading processes hold the hidden suites; student code only ever runs in the
-sandboxed workers their zygote forks (fresh ones for each submission, never reused).
+sandboxed workers their template forks (fresh ones for each submission, never reused).
 Tasks go down and results come back as JSON bytes, so the batch parent never
 unpickles anything: what crosses is plain data by construction.
 """
@@ -35,14 +35,14 @@ def serve(slot, conn, options):
     # workers (measured: two jobs on two cores graded at half speed). Set before torch loads.
     os.environ["OMP_NUM_THREADS"] = "1"
     from ..engine.catalog import catalog
-    from ..engine.template import Zygote
+    from ..engine.template import Template
     import torch
 
     torch.set_num_threads(1)
 
-    zygote = None
+    template = None
     try:
-        zygote = Zygote(slot=slot)
+        template = Template(slot=slot)
         catalog()  # collect the hidden suites (after the fork) while the template warms up
         _send(conn, {"event": "ready", "pid": os.getpid()})
         while True:
@@ -50,28 +50,28 @@ def serve(slot, conn, options):
                 task = json.loads(conn.recv_bytes())
             except EOFError:
                 break
-            if not zygote.alive():  # the template died: start a new one
-                zygote.close()
-                zygote = Zygote(slot=slot)
+            if not template.alive():  # the template died: start a new one
+                template.close()
+                template = Template(slot=slot)
             _send(conn, {"event": "start", "id": task["id"]})
-            _send(conn, {"event": "done", "id": task["id"], "result": grade_one(task, zygote, options)})
+            _send(conn, {"event": "done", "id": task["id"], "result": grade_one(task, template, options)})
     except (BrokenPipeError, ConnectionResetError, EOFError):
         pass
     finally:
-        if zygote is not None:
-            zygote.close()
+        if template is not None:
+            template.close()
 
 
-def grade_one(task, zygote, options):
+def grade_one(task, template, options):
     """Grade one notebook; return a JSON-able dict (never raises)."""
     started = time.monotonic()
     try:
-        return _grade_one(task, zygote, options, options.get("feedback") or "hints")
+        return _grade_one(task, template, options, options.get("feedback") or "hints")
     except Exception:  # noqa: BLE001 - a grader fault (or a report that cannot be rendered) is one row
         return grader_error("the grader hit an internal error", traceback.format_exc(), time.monotonic() - started)
 
 
-def _grade_one(task, zygote, options, level):
+def _grade_one(task, template, options, level):
     from ..engine import report as rep
     from ..engine.grade import NotebookError, grade_notebook, read_code_cells
     from ..engine.supervisor import Limits
@@ -84,7 +84,7 @@ def _grade_one(task, zygote, options, level):
         status = err.kind
     except OSError:
         status = "not-a-notebook"
-    report = grade_notebook(path, zygote, options["parts"], Limits(submission_seconds=options["budget"]),
+    report = grade_notebook(path, template, options["parts"], Limits(submission_seconds=options["budget"]),
                             hide=options["hide"])
     internal = [f"{r.nodeid}\n{r.internal}" for r in report.results
                 if r.internal and (r.status == "grader-error" or options.get("debug"))]
@@ -204,7 +204,7 @@ class Pool:
         slot.process, slot.conn, slot.task, slot.started = fresh.process, fresh.conn, None, None
 
     def close(self, force=False):
-        """Hang up on every grading process; they close their zygote and exit."""
+        """Hang up on every grading process; they close their template and exit."""
         for slot in self.slots:
             if force:
                 _kill_tree(slot.process)
@@ -217,7 +217,7 @@ class Pool:
 
 
 def _kill_tree(process):
-    """SIGKILL a grading process and everything under it (its zygote and any worker)."""
+    """SIGKILL a grading process and everything under it (its template and any worker)."""
     try:
         root = psutil.Process(process.pid)
         victims = root.children(recursive=True) + [root]

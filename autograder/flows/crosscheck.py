@@ -19,16 +19,16 @@ from pathlib import Path
 
 def crosscheck(course, student_ids=None, hide=(), log=print):
     """{student: [(part, gradebook, isolated), ...]} of every student with a mismatch."""
-    from ..engine.template import Zygote
+    from ..engine.template import Template
 
-    zygote = Zygote()  # first: forked from this process, it must not inherit the gradebook or the roster
+    template = Template()  # first: forked from this process, it must not inherit the gradebook or the roster
     try:
-        return _crosscheck(Path(course).resolve(), student_ids, hide, log, zygote)
+        return _crosscheck(Path(course).resolve(), student_ids, hide, log, template)
     finally:
-        zygote.close()
+        template.close()
 
 
-def _crosscheck(course, student_ids, hide, log, zygote):
+def _crosscheck(course, student_ids, hide, log, template):
     from ..engine.grade import grade_notebook
     from .nbgrader import ASSIGNMENT
     from .nbgrader.course import compare, gradebook_points, students
@@ -63,7 +63,7 @@ def _crosscheck(course, student_ids, hide, log, zygote):
                 rows.append(("(submitted/ changed since autograde)", None, None))
         isolated = {}
         if not rows:
-            report = grade_notebook(copy, zygote, hide=[str(course), *hide])
+            report = grade_notebook(copy, template, hide=[str(course), *hide])
             isolated = {part: got for part, (got, _) in report.by_part().items()}
             recorded = {p: v.get("score") for p, v in record.get("parts", {}).items()}
             rows += [(f"{part} (record)", r, i) for part, r, i in compare(recorded, isolated)]

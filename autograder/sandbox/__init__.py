@@ -1,12 +1,12 @@
 """Code that runs inside the untrusted worker. Nothing here may import the hidden suites or solutions.
 
-The process tree of one grade (as root; engine/template.py's `Zygote` is the grader's handle
-on the template, sandbox/zygote.py the template process itself)::
+The process tree of one grade (as root). One name on both sides: the *template* is the process
+(sandbox/template.py); engine/template.py's `Template` is the grader's handle on it::
 
     grading process (root)                       engine/: hidden suites, reference, results
-    └── template (zygote.py)                     forked right after `import torch`; forgets the
+    └── template (sandbox/template.py)           forked right after `import torch`; forgets the
         │                                        grader's environment, argv and frames; subreaper
-        └── keeper, one per worker (zygote.keep) creates the tree's control group (budget.py),
+        └── keeper, one per worker (template.keep) creates the tree's control group (budget.py),
             │                                    uid = 100000 + its pid (identity.py); watches,
             │                                    reaps, removes the group; SIGTERM when the template dies
             └── worker = PID 1 of a new PID ns   joins the group, own mount/net/IPC/UTS/cgroup ns,

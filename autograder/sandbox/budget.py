@@ -11,7 +11,7 @@ change to a group above ours):
     cgroup v2                  <ours>/week7-worker-<keeper pid>          memory.max, memory.swap.max,
                                                                          pids.max, cpu.max
 
-The keeper (the worker's parent, see zygote.py) creates it, the worker joins it as its
+The keeper (the worker's parent, see template.py) creates it, the worker joins it as its
 first act (as root, before a line of the notebook exists in its memory), and the keeper
 removes it once the worker is reaped; a group left behind by a keeper that was SIGKILLed
 is swept by the next template that starts.

@@ -81,18 +81,18 @@ def grade(root, hide=(), visibility="visible", budget=300.0, feedback="hints"):
     from ...engine import report as rep
     from ...engine.grade import failed_everywhere, grade_notebook
     from ...engine.supervisor import Limits
-    from ...engine.template import Zygote
+    from ...engine.template import Template
 
     started = time.monotonic()
     notebook, problem = find_notebook(Path(root) / "submission")
     if notebook is None:
         result = failed_everywhere("submission", problem, started=started)
     else:
-        zygote = Zygote()
+        template = Template()
         try:
-            result = grade_notebook(notebook, zygote, limits=Limits(submission_seconds=budget), hide=hide)
+            result = grade_notebook(notebook, template, limits=Limits(submission_seconds=budget), hide=hide)
         finally:
-            zygote.close()
+            template.close()
     data = rep.gradescope(result, visibility, previous=previous_score(root), level=feedback)
     print(rep.table(result, level=feedback))
     return data

@@ -157,7 +157,7 @@ def compare(gradebook, isolated):
 
 
 # ---- grading in the sandbox --------------------------------------------------------------------
-def grade_into_record(course, student, zygote, level, log=print):
+def grade_into_record(course, student, template, level, log=print):
     """Read the submission once, keep its bytes, grade them in the sandbox, write record.json."""
     from ...engine.grade import failed_everywhere, grade_notebook, read_code_cells, NotebookError
     from .record import Unreadable, build_record, keep_copy, read_submission, sha256, write_record
@@ -171,7 +171,7 @@ def grade_into_record(course, student, zygote, level, log=print):
     else:
         digest = sha256(data)
         copy = keep_copy(course, student, data)
-        report = grade_notebook(copy, zygote, hide=[str(course)])
+        report = grade_notebook(copy, template, hide=[str(course)])
         if report.sha256 and report.sha256 != digest:
             raise RuntimeError(f"the recorded copy of {student} changed while it was graded")
         try:
@@ -185,16 +185,16 @@ def grade_into_record(course, student, zygote, level, log=print):
 
 
 # ---- the flow ----------------------------------------------------------------------------------
-def autograde_course(course, student_ids=None, level="hints", log=print, zygote=None):
+def autograde_course(course, student_ids=None, level="hints", log=print, template=None):
     """Grade, autograde, verify, feedback, export. Returns {"ids", "records", "failed"}.
 
     ``failed``: {student: why} of every student whose gradebook does not hold the isolated
     grade (nbgrader failed, or the points differ); empty when all is well.
     """
-    from ...engine.template import Zygote
+    from ...engine.template import Template
 
-    own = zygote is None
-    zygote = zygote or Zygote()  # first: forked from this process, it must inherit no roster and no grade
+    own = template is None
+    template = template or Template()  # first: forked from this process, it must inherit no roster and no grade
     course = Path(course).resolve()
     try:
         if not (course / "nbgrader_config.py").exists():
@@ -204,10 +204,10 @@ def autograde_course(course, student_ids=None, level="hints", log=print, zygote=
             log(f"no submissions under {course / 'submitted'}/<student>/{ASSIGNMENT}/")
             return {"ids": [], "records": {}, "failed": {}}
         log(f"grading {len(ids)} submission(s) in the sandbox: {', '.join(ids)}")
-        records = {s: grade_into_record(course, s, zygote, level, log) for s in ids}
+        records = {s: grade_into_record(course, s, template, level, log) for s in ids}
     finally:
         if own:
-            zygote.close()
+            template.close()
     check_kernel()
     logged = log_path(course)
     log(f"nbgrader autograde ({len(ids)} submission(s), kernel {KERNEL_NAME}); full nbgrader log: {logged}")
