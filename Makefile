@@ -36,6 +36,8 @@ release: $(VENV)
 test: $(VENV)
 	@# The written-answer PDFs and the class report are tested in a real Chromium (Debian packages).
 	@$(MAKE) --no-print-directory install-pdf || echo "(no Chromium: the PDF and report tests will say so)"
+	@# The course the tests grade against (build/course): the same build and checks as `make release`.
+	@test -f build/course/gradebook.db || $(PY) -m solutions.release
 	$(PY) -m pytest tests -q
 
 ## Everyday tier (< 2 min): every hidden suite against the reference, then the package tests not marked slow.
