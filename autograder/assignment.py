@@ -63,9 +63,11 @@ RELEASE_NOTEBOOK = course_notebook(COURSE, "release")
 HIDDEN = ("autograder/suites", "solutions/reference")  # never in a worker's memory or view
 ENGINE = ("autograder/engine", "autograder/sandbox", "autograder/flows")  # trusted machinery
 LAB = ("solutions/lab",)  # the given lab code (the student notebook holds a copy)
-# What the grader imports at grading time (the Gradescope zip): the whole package, the hidden
-# code, the lab, and the solutions package's own small modules.
-GRADER = ("autograder", "solutions/__init__.py", "solutions/_shapes.py", *HIDDEN[1:], *LAB)
+# What the grader reads at grading time (the Gradescope zip): the whole package, the hidden
+# code, the lab, the solutions package's own small modules, and the released student notebook
+# (the written questions' text, to find and label the answers).
+GRADER = ("autograder", "solutions/__init__.py", "solutions/_shapes.py", *HIDDEN[1:], *LAB,
+          STUDENT_NOTEBOOK.relative_to(ROOT).as_posix())
 # What a grade depends on (grade-all's resume key): all the grader's code, flows included (they write
 # the feedback), so that a changed grader never reuses a result it might not give again.
 GRADE_INPUTS = GRADER

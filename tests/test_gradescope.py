@@ -207,6 +207,17 @@ def test_expected_scores_and_messages(cases):
         assert all(t["score"] == 0 for t in results["tests"])
 
 
+def test_written_answers_reach_the_graders_only(cases):
+    """The three written answers ride along as a 0-point test hidden from students (issue 13)."""
+    for name, blank in (("correct", False), ("blank", True)):
+        tests = cases[name]["results"]["tests"]
+        written = [t for t in tests if t["name"].startswith("Written answers")]
+        assert len(written) == 1 and written[0]["visibility"] == "hidden" and written[0]["max_score"] == 0, written
+        answers = written[0]["output"]
+        assert answers.count("Q1 (") == answers.count("Q2 (") == answers.count("Q3 (") == 1, answers[:500]
+        assert ("(blank)" in answers) == blank, answers[:500]
+
+
 def test_find_notebook_and_metadata(tmp_path):
     (tmp_path / "sub" / ".ipynb_checkpoints").mkdir(parents=True)
     dump("{}", tmp_path / "sub" / ".ipynb_checkpoints" / f"{NAME}-checkpoint.ipynb")
@@ -277,8 +288,9 @@ def test_feedback_level_is_baked_into_the_zip(cases, score_only_zip):
         script = archive.read("run_autograder").decode()
     assert "\nFEEDBACK=score " in script and '--feedback "$FEEDBACK"' in script
     results = cases["score_level"]["results"]
-    assert [t["name"] for t in results["tests"]] == list(by_part(cases["blank"]["results"]))
-    assert all(t["output"] == "" for t in results["tests"]) and results["score"] == 0
+    shown = [t for t in results["tests"] if t.get("visibility") != "hidden"]  # hidden: the graders' written answers
+    assert [t["name"] for t in shown] == list(by_part(cases["blank"]["results"]))
+    assert all(t["output"] == "" for t in shown) and results["score"] == 0
     with pytest.raises(SystemExit):
         gs_build.run_autograder("everything")
 

@@ -335,6 +335,9 @@ def test_grade_all_merges_hand_scores(tmp_path, solution_notebook):
     assert (rows["alice"]["q1"], rows["alice"]["q2"], rows["alice"]["q3"], rows["alice"]["total"]) == (
         "5", "4.5", "", "109.5")
     assert (rows["dave"]["q1"], rows["dave"]["total"], rows["dave"]["status"]) == ("1", "1", "not-a-notebook")
+    written = {w["student"]: w for w in json.loads((tmp_path / "out" / "grades_written.json").read_text())}
+    assert set(written) == {"alice", "dave"} and written["dave"]["status"] == "not-a-notebook"
+    assert all(not a["blank"] and a["words"] > 5 for a in written["alice"]["answers"].values())  # the model answers
     summary = json.loads((tmp_path / "out" / "grades_summary.json").read_text())
     assert summary["total"]["max_points"] == 115 and summary["parts"]["q2"]["n"] == 1
     bad = _write(tmp_path, "student,q1,q2,q3,comment\nalice,7,,,\n")

@@ -343,6 +343,17 @@ def _exports(args, rows, csv_path, log, points):
         except lms.RosterError as err:
             print(f"grade-all: {err}", file=sys.stderr)
             failed = True
+    try:  # the written answers, per student, for the TAs (`python -m autograder written` renders them)
+        from .batch_summary import write_atomic
+        from .written.command import collect, summary
+        mine = [csv_path.parent / n for n in os.listdir(csv_path.parent) if n.startswith(csv_path.stem)]
+        _, written = collect(args.submissions, args.assignment, skip=mine)
+        path = csv_path.with_name(f"{csv_path.stem}_written.json")
+        write_atomic(path, json.dumps(summary(written), indent=1))
+        print(f"wrote {path} (the written answers; `python -m autograder written` makes the TAs' pages and PDFs)")
+    except Exception:  # noqa: BLE001 - the grades are written; `written` can extract the answers again
+        log.write(f"could not extract the written answers:\n{traceback.format_exc()}")
+        failed = True
     try:
         from . import class_report
         print(f"wrote {class_report.write(csv_path)}")

@@ -94,8 +94,28 @@ def grade(root, hide=(), visibility="visible", budget=300.0, feedback="hints"):
         finally:
             template.close()
     data = rep.gradescope(result, visibility, previous=previous_score(root), level=feedback)
+    if notebook is not None:
+        data["tests"].append(written_answers(notebook))
     print(rep.table(result, level=feedback))
     return data
+
+
+def written_answers(notebook):
+    """A 0-point test, hidden from students, holding the three written answers for the graders.
+
+    Gradescope shows hidden tests to instructors and TAs on the submission page, so the
+    answers can be read (and graded in a manual question) without opening the notebook.
+    """
+    from ...engine.safe_text import student as safe
+    from ..written.extract import extract
+    try:
+        written = extract(notebook, "submission")
+        text = "\n\n".join(f"Q{a.question.number} ({a.question.title}, {a.question.points:g} points): "
+                            f"{'(blank)' if a.blank else a.text.strip()}" for a in written.answers.values())
+    except Exception as err:  # noqa: BLE001 - the score is written whatever the extraction does
+        text = f"the written answers could not be extracted ({type(err).__name__})"
+    return {"name": "Written answers (for the graders; graded by hand)", "score": 0.0, "max_score": 0.0,
+            "output": safe(text, multiline=True), "visibility": "hidden", "status": "passed"}
 
 
 def main(argv=None):
