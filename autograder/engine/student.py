@@ -87,6 +87,13 @@ class Student:
         return lambda *args, **kwargs: self.call(name, *args, **kwargs).value
 
 
+def is_lab_model(value):
+    """A lab TinyTransformer handed to a student function: it stays with the grader (a stand-in goes
+    to the worker), and its train/eval mode after the call is observed."""
+    import torch
+    return isinstance(value, torch.nn.Module) and hasattr(value, "embedding") and hasattr(value, "positions")
+
+
 def load_lab():
     """The public lab module, as the worker sees it: executed from its source text."""
     import types
@@ -123,7 +130,7 @@ class LocalTransport:
         originals = list(args)
         args = [_local(a) for a in args]
         kwargs = {k: _local(v) for k, v in kwargs.items()}
-        models = [a for a in [*args, *kwargs.values()] if isinstance(a, torch.nn.Module) and hasattr(a, "embedding")]
+        models = [a for a in [*args, *kwargs.values()] if is_lab_model(a)]
         forward_modes = []
         hooks = [m.register_forward_pre_hook(lambda module, _: forward_modes.append(module.training)) for m in models]
         try:

@@ -29,11 +29,10 @@ import time
 from dataclasses import dataclass, field
 
 import torch
-from torch import nn
 
 from ..sandbox import confine, protocol, wire
 from ..assignment import ROOT
-from .student import GraderFault, SubmissionFault, WorkerLost
+from .student import GraderFault, SubmissionFault, WorkerLost, is_lab_model
 
 CELL_OUTPUT = 20_000  # characters of one cell's printed output kept for the reports
 OUTPUT_BUDGET = 1_000_000  # ... and of the whole notebook's
@@ -390,7 +389,7 @@ class WorkerSession:
             spec, raw = self.arena.place(value)
             placed.append((index, spec, raw))
             return spec
-        if isinstance(value, nn.Module) and hasattr(value, "embedding"):  # a lab model: it stays here
+        if is_lab_model(value):  # it stays here
             handle = len(models)
             models[handle] = value
             return wire.RemoteModel(handle, value.training)
