@@ -71,8 +71,9 @@ GRADER = ("autograder", "solutions/__init__.py", "solutions/_shapes.py", *HIDDEN
 # What a grade depends on (grade-all's resume key): all the grader's code, flows included (they write
 # the feedback), so that a changed grader never reuses a result it might not give again.
 GRADE_INPUTS = GRADER
-# What the reference smoke run's numbers depend on (besides torch and the CPU).
-REFERENCE_RUN = ("solutions/_shapes.py", "solutions/reference", *LAB)
+# What the reference smoke run's numbers depend on (besides torch and the CPU): the reference, the
+# lab and the optimizer the grader trains it with.
+REFERENCE_RUN = ("solutions/_shapes.py", "solutions/reference", *LAB, "autograder/engine/eager_adamw.py")
 
 
 def module_prefixes(entries):

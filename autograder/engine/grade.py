@@ -175,7 +175,6 @@ def grade_notebook(path, template, parts=None, limits=None, hide=()):
     session = WorkerSession(template, cells, limits or Limits(), hide=hide)
     try:
         session.prefetch()  # the worker runs the notebook while pytest collects
-        _warm_optimizer()
         probes.use_submission(probes.submission_base(secret.load(), digest))
         results = run_suites(Student(session), parts, plugins=[_FreezeHeap()])
         cells_run = session.execution_report()
@@ -186,17 +185,4 @@ def grade_notebook(path, template, parts=None, limits=None, hide=()):
     problems = [c for c in cells_run if c.error or c.fatal]
     return GradeReport(str(path), results, problems, session.broken, time.monotonic() - started,
                        sha256=digest, executed=cells_run)
-
-
-def _warm_optimizer():
-    """Import torch._dynamo now, once per process (~1.4 s), while the worker runs the notebook.
-
-    The grader trains the lab's smoke run itself, and AdamW's constructor imports
-    torch._dynamo on first use. Done here, after the worker was started, the import
-    overlaps the notebook's run in the other process. Not in a thread: CPython 3.11.7's
-    AST conversion keeps its recursion depth in global state (gh-106905), so an import in
-    one thread and pytest's traceback formatting in another fail with "AST constructor
-    recursion depth mismatch" (seen as grader errors under load).
-    """
-    import torch._dynamo  # noqa: F401
 

@@ -11,6 +11,7 @@ import time
 
 import torch
 
+from .eager_adamw import EagerAdamW
 from .probes import lab
 from .reference_runs import positions
 from .student import SubmissionFault
@@ -116,7 +117,8 @@ def train_with_student(student, epochs, seconds):
     """(model with the validation-selected weights, its validation loss, the student's masks by length)."""
     pieces = StudentPieces(student, seconds)
     try:
-        model, best_val = lab().train_lab(epochs, positions(), pieces.mask, pieces.shift, pieces.loss)
+        model, best_val = lab().train_lab(epochs, positions(), pieces.mask, pieces.shift, pieces.loss,
+                                          optimizer=EagerAdamW)
     except FloatingPointError as err:
         raise TrainingFailed(str(err)) from None
     pieces.consistent()

@@ -61,11 +61,13 @@ def split_loss(model, tokens, shift_fn, loss_fn):
     return loss_fn(model(inputs), targets)
 
 
-def train_lab(epochs, positions, mask_fn, shift_fn, loss_fn, leak_check=None, progress=None):
+def train_lab(epochs, positions, mask_fn, shift_fn, loss_fn, leak_check=None, progress=None,
+              optimizer=torch.optim.AdamW):
     """Train with AdamW, keep the checkpoint with the best validation loss.
 
     leak_check(model, tokens, cut, vocab) runs on the untrained model and must raise
-    on leakage; progress(epoch, val_loss) is called after every epoch.
+    on leakage; progress(epoch, val_loss) is called after every epoch; optimizer makes
+    the optimizer from the parameters and the learning rate.
     Returns (model loaded with the validation-selected weights, its validation loss).
     """
     torch.manual_seed(TORCH_SEED)
@@ -77,7 +79,7 @@ def train_lab(epochs, positions, mask_fn, shift_fn, loss_fn, leak_check=None, pr
             leak_check(model, data["train"][:4, :-1], 5, VOCAB)
         best_loss = split_loss(model, data["val"], shift_fn, loss_fn).item()
     best = copy.deepcopy(model.state_dict())
-    opt = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
+    opt = optimizer(model.parameters(), lr=LEARNING_RATE)
     for epoch in range(epochs):
         model.train()
         for rows in torch.randperm(len(data["train"])).split(BATCH):
