@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 from autograder.assignment import COURSE, NAME as ASSIGNMENT, ROOT, course_notebook  # the venv imports the checkout
+from autograder.engine.catalog import part_points
 BROKEN_MASK = ("return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)",
                "return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2)")  # lets i read i+1
 
@@ -205,8 +206,9 @@ def load():
     return " / ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def stock_course(course, workdir):
-    """A copy of the bench course with nbgrader's stock settings (the notebook's own python3 kernel)."""
+def stock_course(course, workdir, nb_env):
+    """A copy of the bench course graded the stock nbgrader way: each test cell runs its part's hidden
+    suite in the student's own `python3` kernel (bench/stock_cell.py; all or nothing per cell)."""
     stock = workdir / "course-stock"
     shutil.rmtree(stock, ignore_errors=True)
     shutil.copytree(course, stock, ignore=shutil.ignore_patterns("isolated", "autograded", "feedback"))
@@ -216,6 +218,16 @@ def stock_course(course, workdir):
         "c.CourseDirectory.course_id = 'week7'\n"
         f"c.CourseDirectory.db_assignments = [dict(name={ASSIGNMENT!r})]\n"
         "c.Execute.timeout = 240\n")
+    # The gradebook's copy of the test cells is what autograde restores into every submission:
+    # regenerate it from a source whose hook line runs the suite in the kernel.
+    source = stock / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    retired = "from autograder.flows.nbgrader_cell import grade_part"
+    text = source.read_text()
+    if retired not in text:
+        raise SystemExit(f"bench: the release's test-cell hook changed; update bench/stock_cell.py ({retired!r})")
+    source.write_text(text.replace(retired, "from stock_cell import grade_part"))
+    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"], cwd=stock,
+                   env=nb_env, check=True, capture_output=True)
     return stock
 
 
@@ -305,13 +317,13 @@ def main(argv=None):
         print(f"  grade-all --jobs {jobs}: {batch[jobs][0]:.1f} s for {len(batch[jobs][1])}", flush=True)
 
     # (c) stock nbgrader autograde, one student per call: what a course without this package pays. A
-    # copy of the course with nbgrader's defaults (the notebook runs in the `python3` kernel, cells and
-    # all); its test cells no longer grade in the student's kernel (that flow is retired), so this is a
-    # lower bound on stock nbgrader's cost, not a grade.
+    # copy of the course with nbgrader's defaults: the notebook runs in the `python3` kernel, cells and
+    # all, and each test cell runs its part's hidden suite there (bench/stock_cell.py).
     nb_students = [p.parent.parent.name for p in notebooks[:args.nbgrader_n]]
-    stock = stock_course(course, args.workdir)
     nb_times, nb_env = [], env(GRADING="1", MPLBACKEND="Agg", OMP_NUM_THREADS="1",
-                               JUPYTER_PATH=os.path.join(sys.prefix, "share", "jupyter"))
+                               JUPYTER_PATH=os.path.join(sys.prefix, "share", "jupyter"),
+                               PYTHONPATH=str(ROOT / "bench"))  # stock_cell, for the stock course's kernels
+    stock = stock_course(course, args.workdir, nb_env)
     for student in nb_students:
         nb_times.append(timed([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", student,
                                "--force"], cwd=stock, environ=nb_env, kind="nbgrader")[0])
@@ -320,9 +332,11 @@ def main(argv=None):
     confined, _ = timed([sys.executable, "-m", "autograder.flows.nbgrader", str(course),
                          *[f"--student={s}" for s in nb_students]], environ=nb_env, kind="confined")
     print(f"  make nbgrader-autograde ({len(nb_students)} students): {confined:.1f} s", flush=True)
-    nb_scores, log["load_end"] = nbgrader_scores(course, nb_students), load()
+    nb_scores, stock_scores = nbgrader_scores(course, nb_students), nbgrader_scores(stock, nb_students)
+    log["load_end"] = load()
 
     floor = median(floor_import) + compute
+    full = sum(part_points().values())
     (j1_wall, j1_rows), (jn_wall, jn_rows) = batch[1], batch[args.jobs]
     per_j1, per_jn = j1_wall / len(j1_rows), jn_wall / len(jn_rows)
     nbg, ours = median(nb_times), {r["student"]: float(r["total"]) for r in j1_rows}
@@ -375,11 +389,12 @@ def main(argv=None):
         f"Own compute of a warm grade, median: a fresh worker running the notebook's cells "
         f"{median([r['cells'] for r in warm]):.2f} s, fixtures {median([r['fixtures'] for r in warm]):.2f} s, "
         f"test bodies {median([r['tests'] for r in warm]):.2f} s.",
-        f"Scores: grade-all --jobs 1 gave {sum(float(r['total']) == 100 for r in j1_rows)} x 100 and "
+        f"Scores: grade-all --jobs 1 gave {sum(float(r['total']) == full for r in j1_rows)} x {full:g} and "
         f"{sorted(float(r['total']) for r in j1_rows if r['student'] in broken)} for the broken ones; "
         f"--jobs {args.jobs} {'agrees' if same else 'DIFFERS'}; "
         f"make nbgrader-autograde's gradebook totals {nb_scores} "
-        f"({'same totals as ours' if agree else 'totals differ from ours'}).",
+        f"({'same totals as ours' if agree else 'totals differ from ours'}); stock nbgrader's (all or nothing "
+        f"per test cell) {stock_scores}.",
         f"CPU seconds (user + system, all processes; less sensitive to the load than wall time): "
         f"import torch {median(CPU['import']):.1f}, cold grade {median(CPU['cold']):.1f}, "
         f"grade-all --jobs 1 {CPU['j1'][0] / len(j1_rows):.1f} and --jobs {args.jobs} "
