@@ -11,16 +11,18 @@ OUT   ?= results.json
 export PYTHONHASHSEED := 0
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: install release test test-fast test-part smoke train autograde grade-all nbgrader-autograde \
+.PHONY: install release lint test test-fast test-part smoke train autograde grade-all nbgrader-autograde \
         crosscheck gradescope bench clean clean-course
 
 KERNEL_SPEC := .venv/share/jupyter/kernels/week7-isolated/kernel.json
 install: $(VENV) $(KERNEL_SPEC)
-$(VENV): requirements.txt
+$(VENV): requirements.txt requirements-dev.txt pyproject.toml
 	python3 -m venv .venv
-	.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
-	# Make the repo importable (solutions, autograder) from the venv and its Jupyter kernel.
-	echo "$(CURDIR)" > $$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/week7-package.pth
+	.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
+	# The packages autograder and solutions, editable (pyproject.toml says which mode and why); the venv's
+	# pinned setuptools builds it. Replaces the week7-package.pth line earlier checkouts wrote.
+	rm -f "$$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/week7-package.pth"
+	.venv/bin/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
 	.venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (week7)" >/dev/null
 	touch $@
 # The kernel `nbgrader autograde` runs (--sys-prefix, next to python3): it runs no code, it answers each
@@ -32,13 +34,17 @@ $(KERNEL_SPEC): $(VENV) autograder/flows/nbgrader/course.py
 release: $(VENV)
 	$(PY) -m solutions.release $(if $(UPDATE),--update)
 
-## The package's own tests (what .ci/run runs).
-test: $(VENV)
+## The package's own tests (what .ci/run runs), after the lint.
+test: $(VENV) lint
 	@# The written-answer PDFs and the class report are tested in a real Chromium (Debian packages).
 	@$(MAKE) --no-print-directory install-pdf || echo "(no Chromium: the PDF and report tests will say so)"
 	@# The course the tests grade against (build/course): the same build and checks as `make release`.
 	@test -f build/course/gradebook.db || $(PY) -m solutions.release
 	$(PY) -m pytest tests -q
+
+## ruff check (rules in pyproject.toml); CI runs it first through `make test`.
+lint: $(VENV)
+	.venv/bin/ruff check .
 
 ## Everyday tier (< 2 min): every hidden suite against the reference, then the package tests not marked slow.
 test-fast: $(VENV)
@@ -81,7 +87,7 @@ gradescope: $(VENV)
 ## isolated records or grades: those are in build/course and the grades* files, which clean leaves alone.
 clean:
 	rm -rf build/cache build/bench build/gradescope build/student-repo \
-	       .pytest_cache
+	       .pytest_cache .ruff_cache
 	find . -name __pycache__ -not -path "./.venv/*" -prune -exec rm -rf {} +
 
 ## Delete the whole nbgrader course (submissions, gradebook with hand grades, feedback), after asking.

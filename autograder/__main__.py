@@ -12,6 +12,6 @@ if os.environ.get("PYTHONHASHSEED") != "0":
     os.environ["PYTHONHASHSEED"] = "0"
     os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
 
-from .cli import exit_now, main  # noqa: E402
+from .cli import exit_now, main
 
 exit_now(main())

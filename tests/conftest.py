@@ -11,9 +11,10 @@ from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION_NB, PART_IDS a
 
 
 def pytest_configure(config):
+    # Derived from autograder/assignment.py, the parts' one home; the static markers (slow) and the test
+    # paths are in pyproject.toml [tool.pytest.ini_options].
     for part in PARTS:
         config.addinivalue_line("markers", f"{part}: concerns the graded part `{part}`")
-    config.addinivalue_line("markers", "slow: takes more than a few seconds")
 
 
 @pytest.fixture(scope="session")

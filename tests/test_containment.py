@@ -28,10 +28,10 @@ import nbformat
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
-import hostile  # noqa: E402
-from hostile._harness import PYTHON, ROOT, SOLUTION  # noqa: E402
+import hostile
+from hostile._harness import PYTHON, ROOT, SOLUTION
 
-from autograder.sandbox import budget, confine, identity  # noqa: E402
+from autograder.sandbox import budget, confine, identity
 
 CAP = 4096 << 20  # Limits.memory_mib: the whole tree's memory
 WATCHDOG_SLACK = 1 << 30  # what a tree can add within one sampling interval before the watchdog's kill

@@ -174,7 +174,11 @@ def test_multihead_entries_against_pytorch():
         _, averaged = mha(x, x, x, attn_mask=causal, average_attn_weights=True)
         close(ENTRY["mha_weights_averaged"](x, mha, causal)[1], averaged)
         rows = [*range(12, 24), *range(12), *range(24, 36)]  # keys first, then queries
-        swap = lambda m: (m.in_proj_weight.copy_(m.in_proj_weight[rows]), m.in_proj_bias.copy_(m.in_proj_bias[rows]))
+
+        def swap(m):
+            m.in_proj_weight.copy_(m.in_proj_weight[rows])
+            m.in_proj_bias.copy_(m.in_proj_bias[rows])
+
         for entry, edit in (("mha_no_in_proj_bias", lambda m: m.in_proj_bias.zero_()),
                             ("mha_out_proj_weight_only", lambda m: m.out_proj.bias.zero_()),
                             ("mha_queries_keys_swapped", swap)):

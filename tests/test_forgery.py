@@ -20,14 +20,14 @@ import nbformat
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
-import forgery  # noqa: E402
-from forgery import hardcode_feedback  # noqa: E402
+import forgery
+from forgery import hardcode_feedback
 
-from autograder import PARTS  # noqa: E402
-from autograder.sandbox import confine  # noqa: E402
+from autograder import PARTS
+from autograder.sandbox import confine
 
-from autograder.assignment import ROOT, SECRET_KEY  # noqa: E402
-from tests.points import total  # noqa: E402
+from autograder.assignment import ROOT, SECRET_KEY
+from tests.points import total
 CASES = forgery.case_names()
 CLI_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets", "train_mode_lie"]
 GRADESCOPE_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets"]

@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
-import hostile  # noqa: E402
-from hostile._harness import (PYTHON, ROOT, SOLUTION, STARTUP_SLACK, UNCHANGED, Campaign,  # noqa: E402
+import hostile
+from hostile._harness import (PYTHON, ROOT, SOLUTION, STARTUP_SLACK, UNCHANGED, Campaign,
                               Listeners, attack_traces, diff, grade, processes, secret_lines, snapshot)
 
-from autograder import PARTS  # noqa: E402
-from autograder.sandbox import confine, identity  # noqa: E402
-from tests.points import points, total  # noqa: E402
+from autograder import PARTS
+from autograder.sandbox import confine, identity
+from tests.points import points, total
 
 
 # name: (--budget in seconds, cases). Cases in one group attack different parts.

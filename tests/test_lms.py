@@ -124,11 +124,13 @@ def test_moodle_file_has_an_identifier_and_a_grade_column(small_class):
 @pytest.mark.slow
 def test_unmatched_and_missing_are_listed_never_dropped(small_class):
     _, _, out, proc = small_class
-    check = {(r["problem"], r["student"]) for r in csv.DictReader(open(out.with_name("grades_roster_check.csv")))}
+    with out.with_name("grades_roster_check.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    check = {(r["problem"], r["student"]) for r in rows}
     assert check == {("no roster entry", HOSTILE), ("no submission", "zoe")}
     assert "1 submission(s) match no roster entry" in proc.stdout and HOSTILE in proc.stdout
     assert "1 roster student(s) have no submission (left empty): zoe" in proc.stdout
-    zoe = next(r for r in csv.DictReader(open(out.with_name("grades_roster_check.csv"))) if r["student"] == "zoe")
+    zoe = next(r for r in rows if r["student"] == "zoe")
     assert zoe["email"].startswith("'=")  # a formula-like roster cell stays text
 
 

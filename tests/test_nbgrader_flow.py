@@ -30,11 +30,11 @@ from flows.shared import ASSIGNMENT, ROOT, by_part, cli_results, course
 from flows.submissions import dump, filled, invalid_json, submissions
 
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
-from hostile._harness import diff, processes, secret_lines, snapshot  # noqa: E402
-from nbgrader_attacks import ATTACKS, EXTRA_FILES, MARK, SLEEP  # noqa: E402
-import forgery  # noqa: E402  (tests/corpus/forgery: items 1-3 of issue 10, here through nbgrader too)
+from hostile._harness import diff, processes, secret_lines, snapshot
+from nbgrader_attacks import ATTACKS, EXTRA_FILES, MARK, SLEEP
+import forgery  # tests/corpus/forgery: items 1-3 of issue 10, here through nbgrader too
 from autograder.assignment import NAME
-from tests.points import points  # noqa: E402
+from tests.points import points
 
 pytestmark = pytest.mark.slow
 HIDDEN = ("grade_part", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "autograder.flows", "solutions.reference")
@@ -468,7 +468,7 @@ def test_untouched_test_cells_raise_no_checksum_warning(graded_course):
     per_student = autograde_log_by_student(flow_log(graded_course).read_text())
     for name in ORDINARY:
         lines = per_student[name]
-        assert not [line for line in lines if "checksum" in line], (name, [l for l in lines if "checksum" in l])
+        assert not [line for line in lines if "checksum" in line], (name, [line for line in lines if "checksum" in line])
     assert "| WARNING] Missing grade cell masks_tests" in "\n".join(per_student["deleted_cell"])
 
 

@@ -9,10 +9,8 @@ files, notebooks over the size limit, and large honest notebooks.
 import csv
 import json
 import os
-import stat
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -22,13 +20,12 @@ import pytest
 
 from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT, STUDENT_NOTEBOOK
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
-from hostile import _outputs as corpus  # noqa: E402
-from hostile import build as build_notebook  # noqa: E402
+from hostile import _outputs as corpus
+from hostile import build as build_notebook
 
-from autograder import PARTS  # noqa: E402
-from autograder.engine import safe_text, submission_file  # noqa: E402
-from autograder.engine.safe_text import REDACTED, Redactor, csv_cell, grader_secrets, text, xml_text  # noqa: E402
-from tests.points import points, total  # noqa: E402
+from autograder.engine import safe_text, submission_file
+from autograder.engine.safe_text import REDACTED, Redactor, csv_cell, grader_secrets, text, xml_text
+from tests.points import points, total
 
 NB = NOTEBOOK_FILE
 SOLUTION = INSTRUCTOR_NOTEBOOK

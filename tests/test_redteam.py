@@ -12,11 +12,11 @@ import nbformat
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
-import hostile  # noqa: E402
-import redteam  # noqa: E402
+import hostile
+import redteam
 
-from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, ROOT  # noqa: E402
-from autograder.sandbox import confine  # noqa: E402
+from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, ROOT
+from autograder.sandbox import confine
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not confine.can_isolate(), reason="raw frames need the root sandbox"),
               pytest.mark.skipif(not SOLUTION.exists(), reason="run `make release` first")]

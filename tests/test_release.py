@@ -65,7 +65,6 @@ def test_release_refuses_drift(tmp_path):
 
 def test_source_notebook_has_every_graded_function_once():
     nb = build_source_notebook(part_points())
-    import solutions.reference as ref
     text = "\n".join(c.source for c in nb.cells)
     for names in assignment.PARTS.values():
         for name in names:

@@ -16,7 +16,7 @@ import pytest
 from autograder.sandbox import wire
 
 from autograder.assignment import INSTRUCTOR_NOTEBOOK, ROOT
-from tests.points import points  # noqa: E402
+from tests.points import points
 SOLUTION = INSTRUCTOR_NOTEBOOK
 
 

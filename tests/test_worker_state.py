@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from autograder.assignment import ROOT
-from tests.points import total  # noqa: E402
+from tests.points import total
 DRAWS = re.compile(r"unseeded draws: \[[^\]]*\] [0-9.e-]+ on \d+ threads?")
 CELL = '''import random
 raise RuntimeError(f"unseeded draws: {torch.rand(3).tolist()} {random.random()} on {torch.get_num_threads()} threads")'''

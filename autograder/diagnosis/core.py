@@ -15,7 +15,7 @@ from torch import nn
 
 from ..sandbox import calls as _calls
 from ..sandbox.wire import ModuleSpec
-from ..suites.tolerances import TOL, Tol
+from ..suites.tolerances import TOL
 
 # Which part each graded function belongs to (solutions.reference.PARTS, inverted).
 from solutions.reference import PARTS as _PARTS

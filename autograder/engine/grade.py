@@ -78,7 +78,7 @@ def read_submission(path):
         if nb is None:  # anything unusual (other versions, bad JSON, odd shapes): nbformat decides
             import nbformat  # costs seconds (jsonschema's format checkers), so only when needed
             nb = nbformat.reads(raw, as_version=4)
-    except Exception as err:  # noqa: BLE001 - nbformat raises several kinds for bad JSON
+    except Exception as err:  # nbformat raises several kinds for bad JSON
         raise NotebookError(f"{path.name} is not a valid Jupyter notebook (it does not parse as notebook JSON: "
                             f"{str(err).splitlines()[0][:200] if str(err) else type(err).__name__})") from err
     cells = nb.get("cells")

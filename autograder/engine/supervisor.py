@@ -322,7 +322,7 @@ class WorkerSession:
             message = protocol.parse(wire.read_frame(read_exactly, max_bytes=self.limits.reply_mib << 20), expected)
         except WorkerLost:
             raise
-        except Exception as err:  # noqa: BLE001 - whatever the bytes say (deep nesting, bad sizes), it is the worker's fault
+        except Exception as err:  # whatever the bytes say (deep nesting, bad sizes), it is the worker's fault
             raise WorkerLost(f"sent an unusable reply: {str(err)[:200]}") from err
         if time.monotonic() > end:
             raise WorkerLost(f"ran past its time limit ({timeout:.0f} s)")

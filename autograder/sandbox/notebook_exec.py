@@ -79,7 +79,7 @@ def run_cell(namespace, index, source):
         code = compile(_transform(source), f"<cell {index + 1}>", "exec")
         exec(code, namespace)  # noqa: S102 - this is the untrusted worker; that is its job
         error = None
-    except BaseException as err:  # noqa: BLE001 - SystemExit in a cell is recorded, like Jupyter does
+    except BaseException as err:  # SystemExit in a cell is recorded, like Jupyter does
         if isinstance(err, KeyboardInterrupt):
             raise
         error = describe_error(err)

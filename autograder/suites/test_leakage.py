@@ -88,7 +88,7 @@ def test_eval_mode_with_dropout(student):
 def test_mode_restored(student):
     """The model's train/eval mode is restored"""
     model = lab_model("causal", 5, dropout=0.2, training=True)
-    outcome = student.call("prefix_change", model, _tokens(), CUT, lab().VOCAB)
+    student.call("prefix_change", model, _tokens(), CUT, lab().VOCAB)
     expect(model.training, f"the model was in train mode before prefix_change and in "
                                     f"{'train' if model.training else 'eval'} mode after; "
                                     f"remember model.training and call model.train(was_training) at the end.")

@@ -13,4 +13,4 @@ from .positions import sinusoidal_positions
 from .targets import next_token_loss, shift_for_next_token
 
 # Graded function names per part, in notebook order: autograder/assignment.py is their one home.
-from autograder.assignment import PARTS  # noqa: F401  (re-export)
+from autograder.assignment import PARTS  # re-export

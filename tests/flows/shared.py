@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.assignment import NAME as ASSIGNMENT, ROOT, course_notebook
+from autograder.assignment import NAME as ASSIGNMENT, ROOT, course_notebook  # noqa: F401 - ASSIGNMENT: re-exported (test_nbgrader_flow)
 _course = {}
 _cli = {}
 

@@ -127,7 +127,7 @@ class RestoreDeletedCells(OverwriteCells):
         if grade_id is not None:
             try:
                 source = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
-            except Exception:  # MissingEntry: nbgrader's own handling below
+            except Exception:  # noqa: BLE001 - MissingEntry (or any gradebook trouble): nbgrader's own handling below
                 source = None
             if source is not None and source.locked and cell.get("source") != source.source \
                     and cell.get("source") == released_source(source.source, source.cell_type):

@@ -266,7 +266,7 @@ def _named(text):
 
 def _cell(index, cell):
     out = Cell(index, _source(cell))
-    texts, size = [], 0
+    texts = []
     outputs = cell.get("outputs")
     for o in outputs if isinstance(outputs, list) else []:
         if not isinstance(o, dict):

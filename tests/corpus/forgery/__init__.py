@@ -24,7 +24,7 @@ import pkgutil
 
 import nbformat
 
-from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, ROOT, STUDENT_NOTEBOOK as BLANK  # noqa: F401
+from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, ROOT, STUDENT_NOTEBOOK as BLANK
 
 # Shared by the forging cells: the worker's own harness modules, found the way an attacker would.
 HARNESS = '''

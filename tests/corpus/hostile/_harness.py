@@ -25,8 +25,8 @@ UNCHANGED = {"added": [], "removed": [], "changed": []}
 def snapshot(top):
     """{relative path: (kind, size, mtime_ns, sha256 or None)} of everything under ``top``."""
     state = {}
-    for folder, dirs, files in os.walk(top):
-        for name in dirs + files:
+    for folder, dirs, names in os.walk(top):
+        for name in dirs + names:
             path = os.path.join(folder, name)
             try:
                 st = os.lstat(path)
@@ -34,7 +34,7 @@ def snapshot(top):
                 continue
             digest = None
             heavy = "/.venv/" in path or "/.git/objects/" in path
-            if name in files and not heavy and st.st_size < 2 << 20 and not os.path.islink(path):
+            if name in names and not heavy and st.st_size < 2 << 20 and not os.path.islink(path):
                 with open(path, "rb") as handle:
                     digest = hashlib.sha256(handle.read()).hexdigest()
             kind = "dir" if name in dirs else "file"

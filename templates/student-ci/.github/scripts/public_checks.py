@@ -188,7 +188,7 @@ def execute(path, timeout):
     try:
         NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
                        resources={"metadata": {"path": str(Path(path).resolve().parent)}}).execute()
-    except Exception as err:  # a cell that hangs or kills the kernel: the checks after it did not run
+    except Exception as err:  # noqa: BLE001 - a cell that hangs or kills the kernel: the checks after it did not run
         stopped = ANSI.sub("", f"{type(err).__name__}: {err}").strip()
     return nb, stopped
 
