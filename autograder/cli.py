@@ -10,29 +10,24 @@ from .assignment import PART_IDS as PARTS
 
 def _grade(args):
     from .engine import report as rep
-    from .engine.grade import grade_notebook
+    from .engine.grader import Grader
     from .engine.safe_text import text
     from .engine.supervisor import Limits
-    from .engine.template import Template
 
     started = time.monotonic()
-    template = None
     try:
-        template = Template()
-        result = grade_notebook(args.notebook, template, args.part or None,
-                                Limits(submission_seconds=args.budget), hide=args.hide)
+        with Grader(Limits(submission_seconds=args.budget), args.feedback) as grader:
+            result = grader.grade(args.notebook, args.part or None, hide=args.hide)
         # Everything written is rendered first: a report that cannot be rendered is a grader fault,
         # and still leaves a valid results.json.
-        outputs = {"table": rep.table(result, level=args.feedback),
-                   "json": rep.gradescope(result, args.visibility, level=args.feedback),
-                   "junit": rep.junit(result, level=args.feedback) if args.junit_xml else None}
+        level = grader.feedback
+        outputs = {"table": rep.table(result, level=level),
+                   "json": rep.gradescope(result, args.visibility, level=level),
+                   "junit": rep.junit(result, level=level) if args.junit_xml else None}
     except Exception:  # noqa: BLE001 - a grader fault still produces a valid results.json
         print(text(traceback.format_exc(), multiline=True), file=sys.stderr)
         rep.write_json(rep.crash_results("the grader hit an internal error", time.monotonic() - started), args.out)
         return 2
-    finally:
-        if template is not None:
-            template.close()
     print(outputs["table"])
     rep.write_json(outputs["json"], args.out)
     if args.junit_xml:

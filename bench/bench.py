@@ -111,14 +111,14 @@ def build(workdir, n, broken_every):
 
 def inner_warm(paths):
     """Grade paths[0] to warm up, then each path; print per-grade wall and own-compute as JSON."""
-    from autograder.engine.template import Template
+    from autograder.engine.grader import Grader
 
-    template = Template()  # first, as in the CLI: forked from this process before any hidden code is loaded
-    assert template.forked, "the bench must measure the template as the CLI starts it"
+    grader = Grader().start()  # first, as in the CLI: forked from this process before any hidden code is loaded
+    assert grader.template.forked, "the bench must measure the template as the CLI starts it"
     import pytest
 
     from autograder.engine import reference_runs
-    from autograder.engine.grade import grade_notebook, read_code_cells
+    from autograder.engine.grade import read_code_cells
     from autograder.engine.supervisor import WorkerSession
     spent = {"cells": 0.0, "fixtures": 0.0, "tests": 0.0}
 
@@ -139,7 +139,7 @@ def inner_warm(paths):
 
         In a grade it overlaps with pytest's collection, so it is timed here, separately.
         """
-        session = WorkerSession(template, read_code_cells(path))
+        session = WorkerSession(grader.template, read_code_cells(path))
         t = time.perf_counter()
         try:
             session._ready()
@@ -151,21 +151,21 @@ def inner_warm(paths):
     wrong = Path(os.environ.get("BENCH_EVERY_PART_WRONG", os.devnull + "/none"))
     try:
         if wrong.exists():  # every part wrong: the diagnosis's cost, side by side, alternating
-            grade_notebook(wrong, template)  # warm
+            grader.grade(wrong)  # warm
             for i in range(6):
                 off = i % 2 == 0
                 os.environ.pop("AUTOGRADER_NO_DIAGNOSIS", None)
                 if off:
                     os.environ["AUTOGRADER_NO_DIAGNOSIS"] = "1"
                 t = time.perf_counter()
-                report = grade_notebook(wrong, template)
+                report = grader.grade(wrong)
                 rows.append({"wrong": "off" if off else "on", "wall": time.perf_counter() - t,
                              "causes": sum(bool(getattr(r, "cause", "")) for r in report.results)})
             os.environ.pop("AUTOGRADER_NO_DIAGNOSIS", None)
         for i, path in enumerate(paths):
             spent.update(cells=notebook_run(path), fixtures=0.0, tests=0.0)
             t = time.perf_counter()
-            report = grade_notebook(path, template)
+            report = grader.grade(path)
             rows.append({"wall": time.perf_counter() - t, "compute": sum(spent.values()), **spent,
                          "score": report.score, "first": i == 0})
             if i == 0:  # the reference run is paid once per machine (build/cache); time it on its own
@@ -179,7 +179,7 @@ def inner_warm(paths):
                     reference_runs.CACHE = cache
                     reference_runs.smoke_run.cache_clear()
     finally:
-        template.close()
+        grader.close()
     print(json.dumps(rows))
 
 

@@ -1,37 +1,50 @@
-"""How a notebook becomes a score: read it, run it in a worker, run the hidden suites, total."""
+"""How a notebook becomes a score: read it, run it in a worker, run the hidden suites, total.
+
+Flows do not call grade_notebook themselves: they grade through engine/grader.py's Grader,
+which owns the worker template it needs.
+"""
+from __future__ import annotations
+
 import gc
 import json
+import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..assignment import PART_IDS as PARTS
 from . import probes, secret
 from .catalog import catalog
-from .plugin import TestResult, run_suites
+from .plugin import Status, TestResult, run_suites
 from .student import Student
-from .supervisor import Limits, WorkerSession
+from .supervisor import CellReport, Limits, WorkerSession
+
+if TYPE_CHECKING:
+    from .template import Template
 
 
 @dataclass
 class GradeReport:
     submission: str
-    results: list  # TestResult per hidden test
-    cells: list = field(default_factory=list)  # CellReport per cell that failed or was skipped
+    results: list[TestResult]  # one per hidden test of the parts graded
+    cells: list[CellReport] = field(default_factory=list)  # each cell that failed or was skipped
     problem: str = ""  # why the notebook could not be graded at all, for the student
     seconds: float = 0.0
     sha256: str = ""  # of the notebook's bytes as graded
-    executed: list = field(default_factory=list)  # CellReport of every cell that ran, in notebook order
+    executed: list[CellReport] = field(default_factory=list)  # every cell that ran, in notebook order
 
     @property
-    def score(self):
+    def score(self) -> float:
         return sum(r.score for r in self.results)
 
     @property
-    def max_score(self):
+    def max_score(self) -> float:
         return sum(r.points for r in self.results)
 
-    def by_part(self):
+    def by_part(self) -> dict[str, tuple[float, float]]:
+        """{part: (score, points)} in notebook order."""
         parts = {}
         for r in self.results:
             got, top = parts.get(r.part, (0.0, 0.0))
@@ -42,12 +55,12 @@ class GradeReport:
 class NotebookError(Exception):
     """The file is not a notebook we can run; the message is for the student, ``kind`` its grades.csv status."""
 
-    def __init__(self, message, kind="not-a-notebook"):
+    def __init__(self, message: str, kind: str = "not-a-notebook") -> None:
         super().__init__(message)
         self.kind = kind
 
 
-def read_code_cells(path):
+def read_code_cells(path: str | os.PathLike) -> list[str]:
     """The code of each cell of the notebook at ``path``, read the one way every flow reads an upload.
 
     Only a regular file within the size limit is read (engine/submission_file.py: no symbolic
@@ -57,7 +70,7 @@ def read_code_cells(path):
     return read_submission(path)[0]
 
 
-def read_submission(path):
+def read_submission(path: str | os.PathLike) -> tuple[list[str], str]:
     """(code of each cell, sha256 of the bytes those cells came from): the file is read once, so the
     probes drawn from the hash are those of the very bytes that run."""
     import hashlib
@@ -138,8 +151,10 @@ def _runnable(cell):
     return "".join(source) if isinstance(source, list) else source if isinstance(source, str) else ""
 
 
-def failed_everywhere(submission, message, parts=None, started=None):
-    results = [TestResult(t.nodeid, t.part, t.title, t.points, 0.0, "failed", message)
+def failed_everywhere(submission: str | os.PathLike, message: str, parts: Iterable[str] | None = None,
+                      started: float | None = None) -> GradeReport:
+    """Every check of ``parts`` failed with ``message``: a notebook that cannot be run at all (no worker needed)."""
+    results = [TestResult(t.nodeid, t.part, t.title, t.points, 0.0, Status.FAILED, message)
                for t in catalog() if parts is None or t.part in parts]
     return GradeReport(str(submission), results, problem=message,
                        seconds=time.monotonic() - started if started else 0.0)
@@ -163,7 +178,9 @@ class _FreezeHeap:
             gc.freeze()
 
 
-def grade_notebook(path, template, parts=None, limits=None, hide=()):
+def grade_notebook(path: str | os.PathLike, template: Template, parts: Iterable[str] | None = None,
+                   limits: Limits | None = None, hide: Iterable[str] = ()) -> GradeReport:
+    """One notebook's report, its workers forked from ``template`` (engine/grader.py's, for flows)."""
     started = time.monotonic()
     try:
         cells, digest = read_submission(path)

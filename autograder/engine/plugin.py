@@ -1,9 +1,15 @@
 """Run the hidden suites in this process and turn each test into a scored, student-facing result."""
+from __future__ import annotations
+
+import dataclasses
 import io
 import os
 import traceback
+from collections.abc import Iterable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
 import pytest
 
@@ -22,6 +28,14 @@ DEFAULT_FEEDBACK = "hints"
 HISTORY_PER_FUNCTION = 12  # calls per function kept to rule diagnosed causes out (autograder.diagnosis)
 
 
+class Status(StrEnum):
+    """How a check ended. A StrEnum: it is its value wherever it is written (JSON, CSV, f-strings),
+    so results.json, record.json and grades.csv read exactly as they did with plain strings."""
+    PASSED = "passed"
+    FAILED = "failed"  # the submission's doing: a wrong value, an error, a worker it lost
+    GRADER_ERROR = "grader-error"  # ours: never a silent zero (the student is told it is not their fault)
+
+
 @dataclass
 class TestResult:
     nodeid: str
@@ -29,15 +43,27 @@ class TestResult:
     title: str
     points: float
     score: float
-    status: str  # "passed" | "failed" | "grader-error"
+    status: Status
     message: str = ""  # what was found (values); at level "hints" followed by ``hint``
     internal: str = ""  # traceback for instructors only; never shown to students
     hint: str = ""  # a likely cause, shown only at feedback level "hints"
     cause: str = ""  # the diagnosed mistake (autograder.diagnosis), shown only at level "hints"
 
-    def feedback(self, level=DEFAULT_FEEDBACK):
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)  # "passed" from a caller or a file becomes Status.PASSED; a typo raises
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, JSON-ready (the status as its string), in declaration order."""
+        return {**dataclasses.asdict(self), "status": self.status.value}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TestResult:
+        """The inverse of to_dict; keys it does not know are ignored (a newer writer's extras)."""
+        return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data})
+
+    def feedback(self, level: str = DEFAULT_FEEDBACK) -> str:
         """The text a student sees for this check at feedback ``level`` ("" when the level shows none)."""
-        if self.status == "passed" or level in ("score", "checks"):
+        if self.status is Status.PASSED or level in ("score", "checks"):
             return ""
         if level == "values" or not (self.hint or self.cause):
             return self.message
@@ -82,7 +108,7 @@ class GradingPlugin:
         if call.when == "call" or (call.when == "setup" and report.failed):
             result = self._result(info, call.excinfo, call.when)
             self.results[item.nodeid] = result
-            if result.status == "failed":
+            if result.status is Status.FAILED:
                 self.failed_calls.append((result, recorded if call.when == "call" else []))
             for sent in recorded:
                 kept = self.history.setdefault(sent.name, [])
@@ -119,25 +145,25 @@ class GradingPlugin:
     @staticmethod
     def _result(info, excinfo, when):
         if excinfo is None:
-            return TestResult(info.nodeid, info.part, info.title, info.points, info.points, "passed")
+            return TestResult(info.nodeid, info.part, info.title, info.points, info.points, Status.PASSED)
         err = excinfo.value
         internal = "".join(traceback.format_exception(type(err), err, err.__traceback__))
         if isinstance(err, GraderFault):  # our machinery, not the submission: never a silent zero
-            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "grader-error",
+            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, Status.GRADER_ERROR,
                               GRADER_FAILED, internal)
         if isinstance(err, SubmissionFault) or (when == "call" and isinstance(err, AssertionError)):
             message = str(err).strip() or "the check failed"
-            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "failed", message,
+            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, Status.FAILED, message,
                               hint=str(getattr(err, "hint", "") or ""))
         if when == "call":  # a value of the wrong kind made the check itself stumble
             message = (f"your function's result could not be checked ({type(err).__name__}: "
                        f"{str(err).splitlines()[0][:200] if str(err) else ''}); check its type and shape")
-            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "failed", message, internal)
-        return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, "grader-error",
+            return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, Status.FAILED, message, internal)
+        return TestResult(info.nodeid, info.part, info.title, info.points, 0.0, Status.GRADER_ERROR,
                           GRADER_FAILED, internal)
 
 
-def run_suites(student, parts=None, plugins=()):
+def run_suites(student: Any, parts: Iterable[str] | None = None, plugins: Iterable[object] = ()) -> list[TestResult]:
     """Run the hidden tests of ``parts`` (all by default) against ``student``; one TestResult per test.
 
     The first run of a process also records the catalog from its own collection, so the
@@ -155,7 +181,7 @@ def run_suites(student, parts=None, plugins=()):
     for test in wanted:
         found = plugin.results.get(test.nodeid)
         if found is None:
-            found = TestResult(test.nodeid, test.part, test.title, test.points, 0.0, "grader-error", GRADER_FAILED,
+            found = TestResult(test.nodeid, test.part, test.title, test.points, 0.0, Status.GRADER_ERROR, GRADER_FAILED,
                                f"test did not run (pytest exit {exit_code}):\n{log.getvalue()[-4000:]}")
         results.append(found)
     return results

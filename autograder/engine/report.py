@@ -11,29 +11,39 @@ Text the submission controls (messages, type and function names, file names) rea
 output raw: ``safe_text.student`` redacts the grader's secrets and escapes what could
 redraw a terminal or break an encoder.
 """
+from __future__ import annotations
+
 import dataclasses
 import json
+import os
 import textwrap
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from ..assignment import NAME, PART_IDS as PARTS
-from .plugin import DEFAULT_FEEDBACK, FEEDBACK_LEVELS, GRADER_FAILED
+from .catalog import part_points
+from .plugin import DEFAULT_FEEDBACK, FEEDBACK_LEVELS, GRADER_FAILED, Status, TestResult
 from .safe_text import student as safe, text as plain, xml_text
 
-def _level(level):
+if TYPE_CHECKING:
+    from .grade import GradeReport
+
+
+def _level(level: str) -> str:
     if level not in FEEDBACK_LEVELS:
         raise ValueError(f"feedback level {level!r} is not one of {', '.join(FEEDBACK_LEVELS)}")
     return level
 
 
-def check_text(result, level=DEFAULT_FEEDBACK):
+def check_text(result: TestResult, level: str = DEFAULT_FEEDBACK) -> str:
     """What a student sees for one check at ``level``: "" when passed or when the level shows no reason."""
-    if result.status == "grader-error":
+    if result.status is Status.GRADER_ERROR:
         return GRADER_FAILED if level != "score" else ""
     return safe(result.feedback(level), multiline=True)
 
 
-def cell_lines(report, level=DEFAULT_FEEDBACK):
+def cell_lines(report: GradeReport, level: str = DEFAULT_FEEDBACK) -> list[str]:
     """The notebook's own cell errors: none at "score", the exception's type at "checks", its message above."""
     if _level(level) == "score":
         return []
@@ -49,7 +59,7 @@ def cell_lines(report, level=DEFAULT_FEEDBACK):
     return lines
 
 
-def table(report, width=100, level=DEFAULT_FEEDBACK):
+def table(report: GradeReport, width: int = 100, level: str = DEFAULT_FEEDBACK) -> str:
     _level(level)
     out = [plain(report.submission), ""]
     if report.problem:
@@ -58,7 +68,7 @@ def table(report, width=100, level=DEFAULT_FEEDBACK):
         out.append(f"  {part:<14}{got:>6g} / {top:<4g}")
         if level == "score":
             continue
-        failed = [r for r in report.results if r.part == part and r.status != "passed"]
+        failed = [r for r in report.results if r.part == part and r.status is not Status.PASSED]
         # A diagnosed cause is said once per part, however many checks it explains.
         causes = list(dict.fromkeys(r.cause for r in failed if getattr(r, "cause", "") and level == "hints"))
         by_message = {}
@@ -67,7 +77,7 @@ def table(report, width=100, level=DEFAULT_FEEDBACK):
             by_message.setdefault(key, []).append(r)
         for message, same in by_message.items():
             if level == "checks":
-                flag = " (autograder failed on this check)" if same[0].status == "grader-error" else ""
+                flag = " (autograder failed on this check)" if same[0].status is Status.GRADER_ERROR else ""
                 line = f"x {same[0].title}{flag}"
             else:
                 head = same[0].title if len(same) == 1 else f"{len(same)} checks"
@@ -84,31 +94,34 @@ def table(report, width=100, level=DEFAULT_FEEDBACK):
     return "\n".join(out)
 
 
-def in_part_order(results):
+def in_part_order(results: Iterable[TestResult]) -> list[TestResult]:
     """Tests in notebook order of their parts (stable within a part)."""
     return sorted(results, key=lambda r: PARTS.index(r.part) if r.part in PARTS else len(PARTS))
 
 
 def _part_rows(report):
     """(part, got, top, any grader error) per part, in part order."""
-    return [(part, got, top, any(r.status == "grader-error" for r in report.results if r.part == part))
+    return [(part, got, top, any(r.status is Status.GRADER_ERROR for r in report.results if r.part == part))
             for part, (got, top) in report.by_part().items()]
 
 
-def gradescope(report, visibility="visible", previous=None, level=DEFAULT_FEEDBACK):
+def gradescope(report: GradeReport, visibility: str = "visible", previous: float | None = None,
+               level: str = DEFAULT_FEEDBACK) -> dict[str, Any]:
     """Gradescope's results.json schema: score, execution_time, output, tests[]."""
     tests = []
     if _level(level) == "score":  # Gradescope needs tests[]: one per part, with no word about single checks
         for part, got, top, fault in _part_rows(report):
             tests.append({"name": f"Autograder failed: {part}" if fault else part, "score": got, "max_score": top,
                           "output": GRADER_FAILED if fault else "", "visibility": visibility, "tags": [part],
-                          "status": "passed" if got >= top else "failed"})
+                          "status": Status.PASSED.value if got >= top else Status.FAILED.value})
     else:
         for r in in_part_order(report.results):
             tests.append({
-                "name": r.title if r.status != "grader-error" else f"Autograder failed: {r.title}",
+                "name": r.title if r.status is not Status.GRADER_ERROR else f"Autograder failed: {r.title}",
                 "score": r.score, "max_score": r.points, "output": check_text(r, level),
-                "visibility": visibility, "tags": [r.part], "status": "passed" if r.status == "passed" else "failed",
+                # Gradescope knows passed and failed only: a grader error is a failed test named as ours.
+                "visibility": visibility, "tags": [r.part],
+                "status": Status.PASSED.value if r.status is Status.PASSED else Status.FAILED.value,
             })
     summary = [f"Score {report.score:g} / {report.max_score:g}"]
     summary += [f"{part}: {got:g} / {top:g}" for part, (got, top) in report.by_part().items()]
@@ -123,19 +136,35 @@ def gradescope(report, visibility="visible", previous=None, level=DEFAULT_FEEDBA
             "visibility": visibility, "stdout_visibility": "hidden", "tests": tests}
 
 
-def crash_results(message, seconds=0.0):
-    """results.json for a grader that could not finish: valid, score 0, and it says so."""
+def crash_results(message: str, seconds: float = 0.0) -> dict[str, Any]:
+    """results.json for a grader that could not finish: valid, score 0, and it says so.
+
+    The one test is worth what the whole assignment is worth (the suites' points), so the
+    student sees 0 out of the real total; when even the suites cannot be collected (the
+    crash may be theirs) it has no max_score, which Gradescope's schema allows.
+    """
+    test = {"name": "Autograder failed", "score": 0.0, "max_score": _total_points(), "output": GRADER_FAILED,
+            "visibility": "visible", "tags": ["autograder"]}
+    if test["max_score"] is None:
+        del test["max_score"]
     return {"score": 0.0, "execution_time": round(seconds, 2), "output": f"Autograder failed: {safe(message)}",
-            "tests": [{"name": "Autograder failed", "score": 0.0, "max_score": 100.0, "output": GRADER_FAILED,
-                       "visibility": "visible", "tags": ["autograder"]}]}
+            "tests": [test]}
 
 
-def junit(report, level=DEFAULT_FEEDBACK):
+def _total_points() -> float | None:
+    """The assignment's total from the suites' @points (catalog.part_points), or None if they cannot be read."""
+    try:
+        return float(sum(part_points().values()))
+    except Exception:  # noqa: BLE001 - the last-chance report is written whatever failed
+        return None
+
+
+def junit(report: GradeReport, level: str = DEFAULT_FEEDBACK) -> str:
     if _level(level) == "score":
         rows = [(part, part, got, top, got < top, "Autograder failed on a check" if fault else f"{got:g} / {top:g}")
                 for part, got, top, fault in _part_rows(report)]
     else:
-        rows = [(r.part, r.title, r.score, r.points, r.status != "passed", check_text(r, level) or "failed")
+        rows = [(r.part, r.title, r.score, r.points, r.status is not Status.PASSED, check_text(r, level) or "failed")
                 for r in in_part_order(report.results)]
     suite = ET.Element("testsuite", name=NAME, tests=str(len(rows)),
                        failures=str(sum(row[4] for row in rows)), time=f"{report.seconds:.2f}")
@@ -147,7 +176,7 @@ def junit(report, level=DEFAULT_FEEDBACK):
     return ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode")
 
 
-def write_json(data, path):
+def write_json(data: Any, path: str | os.PathLike) -> None:
     text = json.dumps(data, indent=2)  # ASCII: whatever survived escaping cannot break an encoder
     if str(path) in ("-", "/dev/stdout"):
         print(text)

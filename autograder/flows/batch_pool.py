@@ -1,4 +1,4 @@
-"""Grading processes for `grade-all`: N spawned processes, each owning one warm `Template(slot=k)`.
+"""Grading processes for `grade-all`: N spawned processes, each owning one warm `Grader(slot=k)`.
 
 The grading processes hold the hidden suites; student code only ever runs in the
 sandboxed workers their template forks (fresh ones for each submission, never reused).
@@ -35,46 +35,41 @@ def serve(slot, conn, options):
     # workers (measured: two jobs on two cores graded at half speed). Set before torch loads.
     os.environ["OMP_NUM_THREADS"] = "1"
     from ..engine.catalog import catalog
-    from ..engine.template import Template
+    from ..engine.grader import Grader
+    from ..engine.supervisor import Limits
     import torch
 
     torch.set_num_threads(1)
 
-    template = None
     try:
-        template = Template(slot=slot)
-        catalog()  # collect the hidden suites (after the fork) while the template warms up
-        _send(conn, {"event": "ready", "pid": os.getpid()})
-        while True:
-            try:
-                task = json.loads(conn.recv_bytes())
-            except EOFError:
-                break
-            if not template.alive():  # the template died: start a new one
-                template.close()
-                template = Template(slot=slot)
-            _send(conn, {"event": "start", "id": task["id"]})
-            _send(conn, {"event": "done", "id": task["id"], "result": grade_one(task, template, options)})
+        with Grader(Limits(submission_seconds=options["budget"]), options.get("feedback") or "hints",
+                    slot=slot) as grader:
+            catalog()  # collect the hidden suites (after the fork) while the template warms up
+            _send(conn, {"event": "ready", "pid": os.getpid()})
+            while True:
+                try:
+                    task = json.loads(conn.recv_bytes())
+                except EOFError:
+                    break
+                _send(conn, {"event": "start", "id": task["id"]})
+                _send(conn, {"event": "done", "id": task["id"], "result": grade_one(task, grader, options)})
     except (BrokenPipeError, ConnectionResetError, EOFError):
         pass
-    finally:
-        if template is not None:
-            template.close()
 
 
-def grade_one(task, template, options):
+def grade_one(task, grader, options):
     """Grade one notebook; return a JSON-able dict (never raises)."""
     started = time.monotonic()
     try:
-        return _grade_one(task, template, options, options.get("feedback") or "hints")
+        return _grade_one(task, grader, options)
     except Exception:  # noqa: BLE001 - a grader fault (or a report that cannot be rendered) is one row
         return grader_error("the grader hit an internal error", traceback.format_exc(), time.monotonic() - started)
 
 
-def _grade_one(task, template, options, level):
+def _grade_one(task, grader, options):
     from ..engine import report as rep
-    from ..engine.grade import NotebookError, grade_notebook, read_code_cells
-    from ..engine.supervisor import Limits
+    from ..engine.grade import NotebookError, read_code_cells
+    from ..engine.plugin import Status
 
     path = task["path"]
     try:
@@ -84,12 +79,12 @@ def _grade_one(task, template, options, level):
         status = err.kind
     except OSError:
         status = "not-a-notebook"
-    report = grade_notebook(path, template, options["parts"], Limits(submission_seconds=options["budget"]),
-                            hide=options["hide"])
+    report = grader.grade(path, options["parts"], hide=options["hide"])
+    level = grader.feedback
     internal = [f"{r.nodeid}\n{r.internal}" for r in report.results
-                if r.internal and (r.status == "grader-error" or options.get("debug"))]
+                if r.internal and (r.status is Status.GRADER_ERROR or options.get("debug"))]
     if status == "graded":
-        if any(r.status == "grader-error" for r in report.results):
+        if any(r.status is Status.GRADER_ERROR for r in report.results):
             status = "grader-error"
         elif report.problem:
             status = "incomplete"  # the worker broke (time budget, crashes); points are partial
@@ -103,15 +98,18 @@ def _grade_one(task, template, options, level):
 
 def checks(report):
     """Every check with its full reason, for the instructor's class report (whatever the students' level)."""
+    from ..engine.plugin import Status
     from ..engine.safe_text import student as safe
 
     out = []
     for r in report.results:
-        cause = getattr(r, "cause", None)  # a diagnosed misconception, when the suites name one
-        out.append({"nodeid": r.nodeid, "part": r.part, "title": r.title, "points": r.points, "score": r.score,
-                    "status": r.status, "message": safe(r.message, multiline=True) if r.status != "passed" else "",
-                    "hint": safe(r.hint, multiline=True) if r.status != "passed" and r.hint else "",
-                    "cause": safe(cause) if cause and r.status != "passed" else ""})
+        check = r.to_dict()
+        del check["internal"]  # tracebacks go to the run's log (the result's "internal"), not into the report
+        failed = r.status is not Status.PASSED
+        check.update(message=safe(r.message, multiline=True) if failed else "",
+                     hint=safe(r.hint, multiline=True) if failed and r.hint else "",
+                     cause=safe(r.cause) if failed and r.cause else "")
+        out.append(check)
     return out
 
 

@@ -19,17 +19,13 @@ from pathlib import Path
 
 def crosscheck(course, student_ids=None, hide=(), log=print):
     """{student: [(part, gradebook, isolated), ...]} of every student with a mismatch."""
-    from ..engine.template import Template
+    from ..engine.grader import Grader
 
-    template = Template()  # first: forked from this process, it must not inherit the gradebook or the roster
-    try:
-        return _crosscheck(Path(course).resolve(), student_ids, hide, log, template)
-    finally:
-        template.close()
+    with Grader() as grader:  # first: its template must not inherit the gradebook or the roster
+        return _crosscheck(Path(course).resolve(), student_ids, hide, log, grader)
 
 
-def _crosscheck(course, student_ids, hide, log, template):
-    from ..engine.grade import grade_notebook
+def _crosscheck(course, student_ids, hide, log, grader):
     from .nbgrader import ASSIGNMENT
     from .nbgrader.course import compare, gradebook_points, students
     from .nbgrader.record import Unreadable, load_record, read_submission, record_dir, sha256
@@ -63,7 +59,7 @@ def _crosscheck(course, student_ids, hide, log, template):
                 rows.append(("(submitted/ changed since autograde)", None, None))
         isolated = {}
         if not rows:
-            report = grade_notebook(copy, template, hide=[str(course), *hide])
+            report = grader.grade(copy, hide=[str(course), *hide])
             isolated = {part: got for part, (got, _) in report.by_part().items()}
             recorded = {p: v.get("score") for p, v in record.get("parts", {}).items()}
             rows += [(f"{part} (record)", r, i) for part, r, i in compare(recorded, isolated)]

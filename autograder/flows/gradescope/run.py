@@ -79,20 +79,19 @@ def previous_score(root):
 def grade(root, hide=(), visibility="visible", budget=300.0, feedback="hints"):
     """The results.json dict for the submission under ``root``."""
     from ...engine import report as rep
-    from ...engine.grade import failed_everywhere, grade_notebook
+    from ...engine.grade import failed_everywhere
+    from ...engine.grader import Grader
     from ...engine.supervisor import Limits
-    from ...engine.template import Template
 
     started = time.monotonic()
+    # Only names are read here (nothing of the notebook), so the template may start after; with no
+    # notebook there is nothing to run and no template is started at all.
     notebook, problem = find_notebook(Path(root) / "submission")
     if notebook is None:
         result = failed_everywhere("submission", problem, started=started)
     else:
-        template = Template()
-        try:
-            result = grade_notebook(notebook, template, limits=Limits(submission_seconds=budget), hide=hide)
-        finally:
-            template.close()
+        with Grader(Limits(submission_seconds=budget), feedback, hide=hide) as grader:
+            result = grader.grade(notebook)
     data = rep.gradescope(result, visibility, previous=previous_score(root), level=feedback)
     if notebook is not None:
         data["tests"].append(written_answers(notebook))

@@ -157,9 +157,9 @@ def compare(gradebook, isolated):
 
 
 # ---- grading in the sandbox --------------------------------------------------------------------
-def grade_into_record(course, student, template, level, log=print):
+def grade_into_record(course, student, grader, log=print):
     """Read the submission once, keep its bytes, grade them in the sandbox, write record.json."""
-    from ...engine.grade import failed_everywhere, grade_notebook, read_code_cells, NotebookError
+    from ...engine.grade import failed_everywhere, read_code_cells, NotebookError
     from .record import Unreadable, build_record, keep_copy, read_submission, sha256, write_record
 
     started, clock = time.time(), time.monotonic()
@@ -171,32 +171,31 @@ def grade_into_record(course, student, template, level, log=print):
     else:
         digest = sha256(data)
         copy = keep_copy(course, student, data)
-        report = grade_notebook(copy, template, hide=[str(course)])
+        report = grader.grade(copy, hide=[str(course)])
         if report.sha256 and report.sha256 != digest:
             raise RuntimeError(f"the recorded copy of {student} changed while it was graded")
         try:
             cells = read_code_cells(copy)
         except (NotebookError, OSError):
             cells = []
-    record = build_record(student, digest, report, cells, level, started)
+    record = build_record(student, digest, report, cells, grader.feedback, started)
     write_record(course, student, record)
     log(f"  {student:<24}isolated {report.score:>6g} / {report.max_score:g}  ({time.monotonic() - clock:.1f} s)")
     return record
 
 
 # ---- the flow ----------------------------------------------------------------------------------
-def autograde_course(course, student_ids=None, level="hints", log=print, template=None):
+def autograde_course(course, student_ids=None, level="hints", log=print):
     """Grade, autograde, verify, feedback, export. Returns {"ids", "records", "failed"}.
 
     ``failed``: {student: why} of every student whose gradebook does not hold the isolated
     grade (nbgrader failed, or the points differ); empty when all is well.
     """
-    from ...engine.template import Template
+    from ...engine.grader import Grader
 
-    own = template is None
-    template = template or Template()  # first: forked from this process, it must inherit no roster and no grade
-    course = Path(course).resolve()
-    try:
+    # First: the template must inherit no roster and no grade. Closed once the sandbox's part is done.
+    with Grader(feedback=level) as grader:
+        course = Path(course).resolve()
         if not (course / "nbgrader_config.py").exists():
             raise SystemExit(f"{course} is not an nbgrader course (no nbgrader_config.py); run `make release`")
         ids = list(student_ids or students(course))
@@ -204,10 +203,7 @@ def autograde_course(course, student_ids=None, level="hints", log=print, templat
             log(f"no submissions under {course / 'submitted'}/<student>/{ASSIGNMENT}/")
             return {"ids": [], "records": {}, "failed": {}}
         log(f"grading {len(ids)} submission(s) in the sandbox: {', '.join(ids)}")
-        records = {s: grade_into_record(course, s, template, level, log) for s in ids}
-    finally:
-        if own:
-            template.close()
+        records = {s: grade_into_record(course, s, grader, log) for s in ids}
     check_kernel()
     logged = log_path(course)
     log(f"nbgrader autograde ({len(ids)} submission(s), kernel {KERNEL_NAME}); full nbgrader log: {logged}")

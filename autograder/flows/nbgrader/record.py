@@ -120,7 +120,7 @@ def part_text(part, score, top, results, level, problem=""):
         lines.append(f"  {problem}")
     if level != "score":
         for r in results:
-            mark = "ok  " if r.status == "passed" else "FAIL"
+            mark = "ok  " if r.status == "passed" else "FAIL"  # Status is a StrEnum: no engine import here
             detail = r.feedback(level)
             lines.append(f"  {mark} {r.title} ({r.score:g}/{r.points:g})" + (f": {detail}" if detail else ""))
     return "\n".join(lines) + "\n"
@@ -140,9 +140,7 @@ def build_record(student, digest, report, cells, level, started):
         "score": report.score, "max_score": report.max_score,
         "parts": {p: {"score": s, "max": m, "text": part_text(p, s, m, by_part.get(p, []), level, report.problem)}
                   for p, (s, m) in parts.items()},
-        "results": [{"nodeid": r.nodeid, "part": r.part, "title": r.title, "points": r.points, "score": r.score,
-                     "status": r.status, "message": r.message, "hint": r.hint, "internal": r.internal}
-                    for r in report.results],
+        "results": [r.to_dict() for r in report.results],  # TestResult.from_dict reads them back
         # Every code cell as the sandbox saw it; those that ran carry their output and error.
         "cells": [dict({"index": i, "source": source},
                        **({"ran": True, "output": executed[i].output, "error": executed[i].error,

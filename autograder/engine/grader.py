@@ -1,0 +1,68 @@
+"""The one way a flow grades notebooks: ``with Grader(limits, feedback) as g: report = g.grade(path)``.
+
+The Grader owns the worker template (engine/template.py) and the order its safety rests on:
+
+* Entering the block starts the template. A flow opens the block before it reads anything
+  of the grades (roster, gradebook, records, other students' results) and before the
+  hidden suites, the reference or the secret are loaded: a template forked from this
+  process carries what the process holds into every worker, so the earlier the better.
+  (The template itself refuses to fork a process holding hidden code or the secret and
+  starts a fresh interpreter instead; grade_notebook reads the secret only after the fork.)
+* Before each grade, a template that died or stopped answering is replaced, so one
+  submission that took the template down costs the rest of the class nothing.
+* Leaving the block, however it is left, closes the template and every worker.
+
+Student code runs only in the workers; the Grader's process runs the hidden suites.
+A new flow is one module: find its submissions, grade each inside the block, render each
+report with ``g.feedback`` (engine/report.py).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from .grade import GradeReport, grade_notebook
+from .plugin import DEFAULT_FEEDBACK, FEEDBACK_LEVELS
+from .supervisor import Limits
+from .template import Template
+
+
+class Grader:
+    def __init__(self, limits: Limits | None = None, feedback: str = DEFAULT_FEEDBACK, slot: int = 0,
+                 hide: Iterable[str | os.PathLike] = ()) -> None:
+        if feedback not in FEEDBACK_LEVELS:  # said now, not after the class has been graded
+            raise ValueError(f"feedback level {feedback!r} is not one of {', '.join(FEEDBACK_LEVELS)}")
+        self.limits = limits or Limits()
+        self.feedback = feedback  # what students are shown: the level every report of this flow renders
+        self.slot = slot  # which of grade-all's grading processes this is (Template(slot=k))
+        self.hide = tuple(str(h) for h in hide)  # folders no worker may see, for every grade
+        self.template: Template | None = None
+
+    def start(self) -> Grader:
+        """Start the template now (entering the block does): before the flow reads any grade data."""
+        if self.template is None:
+            self.template = Template(slot=self.slot)
+        return self
+
+    def grade(self, path: str | os.PathLike, parts: Iterable[str] | None = None,
+              hide: Iterable[str | os.PathLike] = ()) -> GradeReport:
+        """The report of the notebook at ``path`` (``parts``: only these; ``hide``: more folders for this one)."""
+        if self.template is None:
+            raise RuntimeError("Grader.grade outside its with-block: the template must start before any grade "
+                               "data is read")
+        if not self.template.alive():  # a dead or stuck template would fail every check as a grader error
+            self.template.close()
+            self.template = None
+            self.start()
+        return grade_notebook(path, self.template, parts, self.limits, hide=[*self.hide, *map(str, hide)])
+
+    def close(self) -> None:
+        template, self.template = self.template, None
+        if template is not None:
+            template.close()
+
+    def __enter__(self) -> Grader:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
