@@ -2,6 +2,7 @@
 
     NAME            the assignment's name: nbgrader folder, notebook file stem, LMS column
     PARTS           {part: graded function names}, parts and functions in notebook order
+    USES            {graded function: the graded functions it calls}, as the notebook asks
     ROOT ... paths  where the checkout's pieces are (computed here only)
     code sets       which folders make up the hidden code, the engine, the lab, and what a
                     grade depends on (the batch resume key, the Gradescope zip, the template's
@@ -35,6 +36,29 @@ PARTS = {
     "training": (),  # nothing new: the lab's smoke run with the student's mask, shift and loss
 }
 PART_IDS = tuple(PARTS)
+
+# Which graded functions call which (directly), as the notebook's stubs ask and the reference does.
+# The student's inner calls happen in the sandboxed worker, out of the grader's sight: this map is
+# how a failure is traced back to a function that fails its own checks (autograder.diagnosis.hints)
+# and how a diagnosed cause is looked for upstream (autograder.diagnosis.core).
+USES = {
+    "attention_read": ("stable_softmax",),
+    "causal_mask_additive": ("causal_mask_blocked",),
+    "sdpa_mask": ("causal_mask_allowed", "padding_mask_blocked"),
+    "multi_head_self_attention": ("split_heads", "merge_heads", "attention_read"),
+    "assert_no_future_leakage": ("prefix_change",),
+}
+
+
+def depends_on(function):
+    """Every graded function ``function`` calls, directly or through another (USES, transitively)."""
+    found, todo = [], list(USES.get(function, ()))
+    while todo:
+        used = todo.pop(0)
+        if used not in found:
+            found.append(used)
+            todo += USES.get(used, ())
+    return tuple(found)
 
 # ---- paths ------------------------------------------------------------------------------------
 ROOT = Path(__file__).resolve().parents[1]  # the checkout (or /autograder/source on Gradescope)

@@ -17,6 +17,7 @@ reports, outside those homes:
             ``"solutions.reference"``, ...) and nothing else, or a path to one of those folders
             built as ``... / "autograder" / "suites"`` (a path to one file inside passes)
   epochs    an assignment to SMOKE_EPOCHS / FULL_EPOCHS / EPOCHS outside solutions/lab/lab.py
+  uses      an assignment of a dict literal to USES (which graded function calls which)
 
 templates/student-ci/.github/scripts/public_checks.py is not scanned: it runs in student
 repositories without this package and keeps its own copy by design (test_student_ci.py
@@ -100,6 +101,8 @@ def scan_source(text, relpath):
             literal = isinstance(node.value, (ast.Dict, ast.Tuple, ast.List, ast.Set))
             if "PARTS" in names and literal:
                 found.append((line, "parts", "PARTS assigned a literal"))
+            if "USES" in names and isinstance(node.value, ast.Dict):
+                found.append((line, "uses", "USES assigned a literal"))
             if names & {"SMOKE_EPOCHS", "FULL_EPOCHS", "EPOCHS"} and relpath != EPOCHS_HOME \
                     and node.value is not None and not isinstance(node.value, (ast.Attribute, ast.Name)):
                 found.append((line, "epochs", f"{sorted(names & {'SMOKE_EPOCHS', 'FULL_EPOCHS', 'EPOCHS'})} assigned"))
@@ -172,10 +175,12 @@ PLANTED = {
     "code set modules": 'if name.startswith(("autograder.suites", "solutions.reference")): pass\n',
     "code set path": 'HIDDEN = ROOT / "solutions" / "reference"\n',
     "epochs": 'SMOKE_EPOCHS = 2\n',
+    "uses": 'USES = {"attention_read": ("stable_softmax",)}\n',
 }
 RULE = {"name": "name", "name in an f-string": "name", "parts dict": "parts", "parts annotated": "parts",
         "parts list": "parts", "parts keys": "parts", "root parents": "root", "root dirname": "root",
-        "code set folders": "code set", "code set modules": "code set", "code set path": "code set", "epochs": "epochs"}
+        "code set folders": "code set", "code set modules": "code set", "code set path": "code set", "epochs": "epochs",
+        "uses": "uses"}
 
 
 @pytest.mark.parametrize("case", sorted(PLANTED))

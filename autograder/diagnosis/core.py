@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
+from ..assignment import PARTS as _PARTS
+from ..assignment import depends_on  # which graded function calls which (assignment.USES)
 from ..sandbox import calls as _calls
 from ..sandbox.wire import ModuleSpec
 from ..suites.tolerances import TOL
 
-# Which part each graded function belongs to (solutions.reference.PARTS, inverted).
-from solutions.reference import PARTS as _PARTS
-
+# Which part each graded function belongs to (autograder.assignment.PARTS, inverted).
 PART_OF = {fn: part for part, fns in _PARTS.items() for fn in fns}
 
 # The tolerance each function's values are compared with: the one its checks use.
@@ -291,7 +291,7 @@ class Matcher:
                 continue  # every call of this function looks right: no evidence against it
             # A function it calls is known to be wrong (another check showed it): what this one
             # returns may come from there, so only that function's mistakes are considered.
-            upstream = [u for u in USES.get(name, ()) if self._known_wrong(u, history)]
+            upstream = [u for u in depends_on(name) if self._known_wrong(u, history)]
             for entry in self.library[name]:
                 if upstream and entry.origin not in upstream:
                     continue
@@ -315,16 +315,5 @@ def _unanswered(call):
     return not call.result.ok and (call.result.error or {}).get("type") in ("NotImplementedError", "Missing")
 
 
-# Which graded functions call which (as the reference and the notebook's stubs are written).
-USES = {
-    "attention_read": ("stable_softmax",),
-    "multi_head_self_attention": ("split_heads", "merge_heads", "attention_read", "stable_softmax"),
-    "causal_mask_allowed": (),
-    "causal_mask_additive": ("causal_mask_blocked",),
-    "sdpa_mask": ("causal_mask_allowed", "padding_mask_blocked"),
-    "assert_no_future_leakage": ("prefix_change",),
-}
-
-
 def _depends(user, used):
-    return used in USES.get(user, ())
+    return used in depends_on(user)

@@ -113,6 +113,7 @@ class Case:
     expected: object  # family id, None (outside the library), or "" for a correct alternative
     causes: list = field(default_factory=list)  # (part, test title, family id or "?") per diagnosed check
     failed: int = 0
+    hints: list = field(default_factory=list)  # (part, test title, hint shown at level "hints", cause) per failed check
 
     @property
     def right(self):
@@ -129,6 +130,7 @@ def run_case(name, expected, ns, parts=None):
     for r in grade(ns, parts):
         if r.status != "passed":
             case.failed += 1
+            case.hints.append((r.part, r.title, r.hint, r.cause))
         if r.cause:
             case.causes.append((r.part, r.title, family_of(r.cause) or "?"))
     return case

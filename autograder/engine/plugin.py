@@ -116,31 +116,43 @@ class GradingPlugin:
                     kept.append(sent)
 
     def pytest_sessionfinish(self, session):
-        """Give each failed check its likely cause (TestResult.cause), or none when unsure.
+        """Give each failed check its likely cause (TestResult.cause), or none when unsure; then let
+        its hint follow the cause (autograder.diagnosis.hints).
 
         Done once every check has run, so that calls from later checks can rule causes out too
         (the suites run in file order: multihead before softmax_read). A check's calls are its own
         plus those made while setting up checks of its part (the training run is set up once). The
         diagnosis never runs student code, and a fault in it never costs the student anything.
+        A diagnosed cause takes the place of the check's static hint; a check whose failure may come
+        from a function that fails its own checks (assignment.USES) names that function instead.
         """
         failed, self.failed_calls = self.failed_calls, []
+        checks = [(result, self._calls_of(result, own)) for result, own in failed]
         if os.environ.get("AUTOGRADER_NO_DIAGNOSIS"):  # only for measuring what the diagnosis costs (make bench)
             failed = []
         try:
             if failed:
                 from ..diagnosis import Diagnoser
                 diagnoser = Diagnoser()
-            for result, own in failed:
-                calls = list(self.shared_calls.get(result.part, []))
-                calls += [c for c in own if not any(c is d for d in calls)]
+            for result, calls in (checks if failed else []):
                 try:
                     result.cause = diagnoser.diagnose(calls, result.part, self.history)[0] if calls else ""
                 except Exception:  # noqa: BLE001 - feedback is best effort; the score never depends on it
                     result.cause = ""
         except Exception:  # noqa: BLE001 - the library itself failed to load: no causes, same scores
             pass
+        try:
+            from ..diagnosis.hints import Check, follow_the_cause
+            follow_the_cause([Check.from_calls(result, calls) for result, calls in checks])
+        except Exception:  # noqa: BLE001 - hints are best effort: the static ones stay, same scores
+            pass
         finally:
             self.shared_calls, self.history = {}, {}
+
+    def _calls_of(self, result, own):
+        """The calls a failed check made: its part's shared setup calls, then its own."""
+        calls = list(self.shared_calls.get(result.part, []))
+        return calls + [c for c in own if not any(c is d for d in calls)]
 
     @staticmethod
     def _result(info, excinfo, when):

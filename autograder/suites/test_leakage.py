@@ -18,7 +18,8 @@ from autograder.suites.tolerances import TOL
 pytestmark = pytest.mark.part("leakage")
 
 N, T, CUT = 2, 10, 5
-PERTURB = "Change the tokens at positions >= cut to (token + 3) % vocab, run the model in eval mode on both."
+PERTURB = ("Change the tokens at positions >= cut to (token + 3) % vocab, run the model in eval mode on both, "
+           "and return the largest |change| of the logits at positions < cut.")
 
 
 def _tokens(seed=1):

@@ -1,4 +1,6 @@
 """positions: the sinusoidal table against the formula, evaluated independently in float64."""
+import math
+
 import pytest
 import torch
 
@@ -67,14 +69,28 @@ def test_sin_even_cos_odd(student):
                  hint="Column 1 is cos(pos); cos goes to the odd columns 1::2.")
 
 
+def _angle_steps(table, col):
+    """How much the angle of the column pair (col, col + 1) grows from each position to the next.
+
+    The pair is (sin a, cos a) at angle a = pos * rate, so atan2 recovers a (or pi/2 - a when the
+    student put cos first) and its steps are +-rate whatever the first position: only the
+    frequency is measured, not the sin/cos order (test_sin_even_cos_odd) nor the positions' origin.
+    """
+    pair = table[:, col:col + 2].double()
+    angle = torch.atan2(pair[:, 0], pair[:, 1])
+    return (torch.remainder(angle[1:] - angle[:-1] + math.pi, 2 * math.pi) - math.pi).abs()
+
+
 @pytest.mark.points(1)
 def test_exponent_uses_2i(student):
     """Frequencies use 10000^(2i / width)"""
     length, width = 12, 16
     got, what = _table(student, length, width)
-    expect_close(got[:, 2:4], _formula(length, width)[:, 2:4], f"columns 2 and 3 of {what}", TOL["positions"],
-                 why=_column(2),
-                 hint="Columns 2i and 2i+1 share the rate 1 / 10000^(2i / width): the exponent uses the even "
-                      "column index 2i, not i.")
-    expect_close(got[:, -2:], _formula(length, width)[:, -2:], f"the last two columns of {what}", TOL["positions"],
-                 why=_column(width - 2))
+    for col in (2, width - 2):
+        rate = 10000.0 ** (-col / width)  # 2i = col, the pair's even column
+        expect_close(_angle_steps(got, col), torch.full((length - 1,), rate, dtype=torch.float64),
+                     f"the angle step per position in columns {col} and {col + 1} of {what}", TOL["positions"],
+                     why=lambda i, col=col: f"from position {i[0]} to {i[0] + 1}; 2i = {col}, "
+                                            f"rate 1 / 10000^({col}/{width})",
+                     hint="Columns 2i and 2i+1 share the angle pos / 10000^(2i / width): it grows by "
+                          "1 / 10000^(2i / width) from one position to the next.")
