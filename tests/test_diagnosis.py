@@ -277,7 +277,7 @@ def test_one_family_gives_a_cause_and_the_reference_never_does():
     text, found = d.diagnose([bad], "masks")
     assert found.family.id == "mask_blocks_diagonal" and text.startswith("in `causal_mask_blocked`: ")
     text, _ = d.diagnose([bad], "training")
-    assert "(part masks: fix it first)" in text
+    assert "(Part 2: Masks and their two conventions; fix it first)" in text
 
 
 def test_unknown_or_ambiguous_mistakes_give_nothing():
@@ -309,7 +309,7 @@ def test_upstream_mistake_is_named_in_the_layer():
     call = _answered(_call("multi_head_self_attention", x, spec, None), tuple(t.detach() for t in wrong))
     text, found = Diagnoser().diagnose([call], "multihead")
     assert found.family.id == "attention_no_sqrt_dk"
-    assert text.startswith("in `attention_read` (part softmax_read: fix it first)")
+    assert text.startswith("in `attention_read` (Part 1: Reading with attention; fix it first)")
 
 
 def test_feedback_shows_the_cause_at_level_hints_only():

@@ -130,7 +130,7 @@ def test_the_layer_points_back_to_the_read_it_uses():
 
 
 def test_a_cause_replaces_the_static_hint():
-    cause = "in `attention_read` (part softmax_read: fix it first): the scores are not divided by √dk."
+    cause = "in `attention_read` (Part 1: Reading with attention; fix it first): the scores are not divided by √dk."
     layer = check("multihead", "multi_head_self_attention", hint="... scale by sqrt(D // H).", cause=cause)
     hints.follow_the_cause([layer, check("softmax_read", "attention_read")], TITLES)
     assert layer.result.hint == ""
@@ -177,7 +177,7 @@ def test_wrong_read_is_named_in_the_multihead_feedback():
         text = r.feedback("hints")
         assert "sqrt(D // H)" not in text, text
         assert "`attention_read` (Part 1: Reading with attention) fails its own checks" in text or \
-            "`attention_read` (part softmax_read: fix it first)" in text, text
+            "`attention_read` (Part 1: Reading with attention; fix it first)" in text, text
 
 
 @pytest.mark.positions

@@ -15,6 +15,7 @@ from torch import nn
 
 from ..assignment import PARTS as _PARTS
 from ..assignment import depends_on  # which graded function calls which (assignment.USES)
+from .hints import part_label  # "Part 1: Reading with attention", as the notebook titles it
 from ..sandbox import calls as _calls
 from ..sandbox.wire import ModuleSpec
 from ..suites.tolerances import TOL
@@ -225,7 +226,7 @@ class Diagnosis:
         """The cause as a student reads it after 'Likely cause: ' in a check of ``part``."""
         where = " or ".join(f"`{s}`" for s in self.sources)
         owners = sorted({PART_OF.get(s, part) for s in self.sources} - {part})
-        first = f" (part {', '.join(owners)}: fix it first)" if owners and len(owners) == 1 and \
+        first = f" ({part_label(owners[0])}; fix it first)" if owners and len(owners) == 1 and \
             all(PART_OF.get(s) != part for s in self.sources) else ""
         return f"in {where}{first}: {self.family.explanation}"
 
