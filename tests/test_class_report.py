@@ -129,16 +129,25 @@ def test_report_without_causes_has_no_cause_table(tmp_path):
     assert "causes" not in Page(class_report.write(out).read_text()).tables
 
 
-def test_merge_keeps_others_and_says_what_changed():
+def test_merge_keeps_others_and_says_what_changed(tmp_path):
+    # The previous rows come back from a real grades CSV: "-eve" is escaped there as "'-eve", and a
+    # student literally named "'-eve" must stay a different row (the escape is undone on reading).
     old = [{"student": s, "total": t, "status": "graded", "sha256": s} for s, t in
-           (("alice", 100.0), ("bob", 0.0), ("'-eve", 10.0), ("carl", 50.0))]
+           (("alice", 100.0), ("bob", 0.0), ("-eve", 10.0), ("'-eve", 20.0), ("carl", 50.0))]
+    batch_summary.write_csv(old, tmp_path / "grades.csv")
+    old = batch_summary.read_csv(tmp_path / "grades.csv")
+    assert [r["student"] for r in old] == ["alice", "bob", "-eve", "'-eve", "carl"]
     new = [{"student": "bob", "total": 90.0, "status": "graded", "sha256": "bob2"},
-           {"student": "-eve", "total": 10.0, "status": "graded", "sha256": "'-eve"},
+           {"student": "-eve", "total": 10.0, "status": "graded", "sha256": "-eve"},
            {"student": "dina", "total": 70.0, "status": "graded", "sha256": "dina"}]
     merged, counts = batch_summary.merge(old, new)
-    assert counts == {"updated": 2, "changed": 1, "added": 1, "kept": 2}
-    assert [batch_summary.student_key(r["student"]) for r in merged] == ["'-eve", "alice", "bob", "carl", "dina"]
+    assert counts == {"updated": 2, "changed": 1, "added": 1, "kept": 3}
+    assert [r["student"] for r in merged] == ["'-eve", "-eve", "alice", "bob", "carl", "dina"]
     assert next(r for r in merged if r["student"] == "bob")["total"] == 90.0
+    assert next(r for r in merged if r["student"] == "'-eve")["total"] == 20.0
+    # Written and read again, nothing is escaped twice.
+    batch_summary.write_csv(merged, tmp_path / "grades.csv")
+    assert [r["student"] for r in batch_summary.read_csv(tmp_path / "grades.csv")] == [r["student"] for r in merged]
 
 
 # ---- slow: the real grade-all on the small class ---------------------------------------------

@@ -24,7 +24,7 @@ from hostile import _outputs as corpus
 from hostile import build as build_notebook
 
 from autograder.engine import safe_text, submission_file
-from autograder.engine.safe_text import REDACTED, Redactor, csv_cell, grader_secrets, text, xml_text
+from autograder.engine.safe_text import REDACTED, Redactor, csv_cell, csv_text, grader_secrets, text, xml_text
 from tests.points import points, total
 
 NB = NOTEBOOK_FILE
@@ -59,6 +59,14 @@ def test_csv_cells_are_never_formulas():
     assert csv_cell("alice") == "alice" and csv_cell("a=b") == "a=b"
     assert csv_cell(-3.5) == -3.5 and csv_cell(None) is None  # numbers stay numbers
     assert csv_cell("zo\udcffe") == "zo\\udcffe"
+
+
+def test_csv_escaping_can_be_undone():
+    """Two names never share a cell: a leading quote is escaped too, and csv_text undoes the escape."""
+    names = ["=bob", "'=bob", "''=bob", "bob", "'bob", "-1", "O'Brien"]
+    cells = [csv_cell(n) for n in names]
+    assert len(set(cells)) == len(names), cells
+    assert [csv_text(c) for c in cells] == names
 
 
 def test_xml_text_always_parses():

@@ -66,14 +66,23 @@ def text(value, multiline=False):
 
 
 def csv_cell(value):
-    """A CSV cell that a spreadsheet shows as text: a formula-like start gets a leading quote."""
+    """A CSV cell that a spreadsheet shows as text: a formula-like start gets a leading quote.
+
+    A text that starts with a quote gets one more, so that the escape can be undone (csv_text):
+    the students "=bob" and "'=bob" stay two rows ("'=bob" and "''=bob") when a CSV is read back.
+    """
     if value is None or isinstance(value, (int, float)):
         return value
     raw = value if isinstance(value, str) else text(value)
     cleaned = text(raw)
-    if raw.startswith(_FORMULA) or cleaned.startswith(_FORMULA):
+    if raw.startswith(_FORMULA) or cleaned.startswith((*_FORMULA, "'")):
         cleaned = "'" + cleaned
     return cleaned
+
+
+def csv_text(cell):
+    """The text of a cell that csv_cell wrote: its escaping quote dropped (csv_text(csv_cell(t)) == text(t))."""
+    return cell[1:] if isinstance(cell, str) and cell.startswith("'") else cell
 
 
 def xml_text(value, multiline=True):

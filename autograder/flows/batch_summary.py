@@ -8,7 +8,7 @@ import statistics
 from pathlib import Path
 
 from ..assignment import PART_IDS as PARTS
-from ..engine.safe_text import csv_cell
+from ..engine.safe_text import csv_cell, csv_text
 
 TAIL = ["total", "status", "seconds", "notebook", "sha256", "detail"]
 
@@ -51,7 +51,7 @@ def write_csv(rows, path):
 
 
 def read_csv(path):
-    """The rows of a grades CSV this module wrote: numbers back as floats (None when empty), text as written.
+    """The rows of a grades CSV this module wrote: numbers back as floats (None when empty), text unescaped.
 
     Raises ValueError when the file is not one (no ``student`` or ``total`` column).
     """
@@ -62,7 +62,7 @@ def read_csv(path):
             raise ValueError(f"no {', '.join(sorted(missing))} column")
         rows = []
         for raw in reader:
-            row = dict(raw)
+            row = {name: csv_text(value) for name, value in raw.items()}  # as given to csv_cell, not as escaped
             for name in (*PARTS, "total", "seconds"):
                 value = (row.get(name) or "").strip()
                 try:
