@@ -89,7 +89,7 @@ def run_case(zip_path, root, files, metadata=None, prepare=None, env=None, relat
         prepare(root / "submission")
     if metadata is not None:
         (root / "submission_metadata.json").write_text(json.dumps(metadata))
-    env = dict(os.environ, GRADESCOPE_ROOT=str(root), GRADESCOPE_PYTHON=sys.executable, **(env or {}))
+    env = {**os.environ, "GRADESCOPE_ROOT": str(root), "GRADESCOPE_PYTHON": sys.executable, **(env or {})}
     cwd = root
     if relative:
         cwd = CHECKOUT
@@ -307,3 +307,14 @@ def test_secret_files_are_copied_when_present(tmp_path, monkeypatch):
     with zipfile.ZipFile(zip_path) as archive:
         assert archive.read(str(secret.relative_to(CHECKOUT))) == b"course secret"
         assert "build/absent.key" not in archive.namelist()
+
+
+def test_grader_that_cannot_start_still_leaves_valid_results(autograder_zip, tmp_path):
+    """run_autograder's last-chance results.json (the interpreter fails at once): valid, score 0, no
+    invented max_score, "Autograder failed" — and the script itself still exits 0 for Gradescope."""
+    out = run_case(autograder_zip, tmp_path / "root", {NB: "{}"}, env={"GRADESCOPE_PYTHON": "/bin/false"})
+    assert out["run"].returncode == 0
+    results = out["results"]
+    assert results["score"] == 0.0 and "Autograder failed" in results["output"]
+    assert [t["name"] for t in results["tests"]] == ["Autograder failed"]
+    assert "max_score" not in results["tests"][0]
