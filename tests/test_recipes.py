@@ -29,6 +29,7 @@ import pytest
 from autograder import assignment
 from autograder.engine.catalog import catalog, part_points
 from autograder.suites.tolerances import TOL, Tol
+from tests.corpus.alternatives import ALTERNATIVES
 
 pytestmark = pytest.mark.slow
 
@@ -232,7 +233,7 @@ def test_regrade_one_student_into_the_class_csv(numbers):
     shutil.copy(copy.root / BLANK, first / "bob.ipynb")
     shutil.copy(copy.root / SOLUTION, again / "bob.ipynb")  # bob resubmits
     grades = copy.root / "out" / "grades.csv"
-    copy.run(copy.python, "-m", "autograder", "grade-all", "class", "--out", str(grades), "--jobs", "2")
+    copy.run(copy.python, "-m", "autograder", "grade-all", "class", "--out", str(grades), "--jobs", "1")
     before = {r["student"]: r for r in csv.DictReader(grades.open())}
     assert float(before["alice"]["total"]) == total and float(before["bob"]["total"]) == 0
     run = copy.run(copy.python, "-m", "autograder", "grade-all", "again", "--out", str(grades))
@@ -286,7 +287,8 @@ from autograder.suites.expect import expect  # noqa: E402
 def test_{NEW_FUNCTION}(student):
     """{NEW_FUNCTION}(N, T) holds 0 .. T-1 in every row"""
     got = student.{NEW_FUNCTION}(3, 5)
-    expect(isinstance(got, torch.Tensor) and tuple(got.shape) == (3, 5) and torch.equal(got, torch.arange(5).repeat(3, 1)),
+    expect(isinstance(got, torch.Tensor) and tuple(got.shape) == (3, 5)
+           and torch.equal(got, torch.arange(5).repeat(3, 1)),
            f"{NEW_FUNCTION}(3, 5) is {{got!r:.80}}, expected three rows 0 1 2 3 4")
 '''
 ALTERNATIVES_CHECK = f'''
@@ -355,11 +357,11 @@ def test_new_function_needs_the_alternatives_and_says_so(new_function):
     lines = before.splitlines()
     assert lines and all(f"drops {NEW_FUNCTION} from {NEW_FUNCTION_PART}" in line for line in lines), before
     text = (copy.root / "tests/corpus/alternatives.py").read_text()
-    from tests.corpus.alternatives import ALTERNATIVES
     for source in {a.cells[NEW_FUNCTION_PART] for a in ALTERNATIVES if NEW_FUNCTION_PART in a.cells}:
         assert text.count(source) == 1
-        text = text.replace(source, source.rstrip("\n") + f"\n\n\ndef {NEW_FUNCTION}(batch, length):\n"
-                                                         "    return torch.arange(length).expand(batch, length).clone()\n")
+        own = (f"\n\n\ndef {NEW_FUNCTION}(batch, length):\n"
+               "    return torch.arange(length).expand(batch, length).clone()\n")
+        text = text.replace(source, source.rstrip("\n") + own)
     (copy.root / "tests/corpus/alternatives.py").write_text(text)
     after = copy.run(copy.python, "-c", ALTERNATIVES_CHECK).stdout.splitlines()
     assert len(after) == len(lines) and all(line.endswith(" ok") for line in after), after
@@ -427,7 +429,8 @@ def new_part(tmp_path_factory):
     before = list(assignment.PARTS)[-1]  # the new part goes before the last one, in notebook order
     (copy.root / f"solutions/reference/{NEW_PART}.py").write_text(NEW_PART_REFERENCE)
     copy.append("solutions/reference/__init__.py", f"from .{NEW_PART} import {NEW_PART_FUNCTION}  # noqa: E402\n")
-    copy.edit("autograder/assignment.py", f'\n    "{before}": (', f'\n    "{NEW_PART}": ("{NEW_PART_FUNCTION}",),\n    "{before}": (')
+    copy.edit("autograder/assignment.py", f'\n    "{before}": (',
+              f'\n    "{NEW_PART}": ("{NEW_PART_FUNCTION}",),\n    "{before}": (')
     (copy.root / f"autograder/suites/test_{NEW_PART}.py").write_text(NEW_PART_SUITE)
     source = assignment.NOTEBOOK_SOURCE.relative_to(ROOT)
     text = (copy.root / source).read_text()
