@@ -80,6 +80,7 @@ crosscheck: $(VENV) $(KERNEL_SPEC)
 	$(PY) -m autograder crosscheck build/course
 
 ## Gradescope: build/gradescope/autograder.zip (setup.sh, run_autograder, pinned requirements, grader).
+## make gradescope [FEEDBACK=score|checks|values|hints] [VISIBILITY=visible|hidden|after_due_date|after_published]
 gradescope: $(VENV)
 	$(PY) -m autograder.flows.gradescope.build
 

@@ -12,8 +12,8 @@ Not here, because they already have one home each: the points (``@pytest.mark.po
 beside each hidden test; ask ``autograder.engine.catalog.part_points()``), the smoke and
 full epochs (``solutions/lab/lab.py`` ``EPOCHS``), the tolerances
 (``autograder/suites/tolerances.py``). ``templates/student-ci/.github/scripts/public_checks.py``
-keeps its own copy by design (it runs in student repositories without this package);
-tests/test_student_ci.py keeps it equal.
+runs in student repositories without this package: it reads ``parts.json`` beside it, which
+``make release UPDATE=1`` generates from these facts (solutions/release/student_ci.py).
 
 This module imports nothing but the standard library: the sandbox, the release tooling and
 the tests import it before (or without) PyTorch. tests/test_single_source.py fails when a

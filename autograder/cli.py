@@ -43,6 +43,7 @@ def _grade(args):
 # spelled out here so that parsing a command line does not import PyTorch (the batch parent never does).
 FEEDBACK_LEVELS = ("score", "checks", "values", "hints")
 DEFAULT_FEEDBACK = "hints"
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")  # Gradescope's, for each test
 
 
 def feedback_option(parser):
@@ -86,8 +87,7 @@ def main(argv=None):
     grade.add_argument("--out", default="results.json", help="results.json path ('-' for stdout)")
     grade.add_argument("--part", action="append", choices=PARTS, help="grade only this part (repeatable)")
     grade.add_argument("--junit-xml", help="also write JUnit XML here, for any CI")
-    grade.add_argument("--visibility", default="visible",
-                       choices=["visible", "hidden", "after_due_date", "after_published"],
+    grade.add_argument("--visibility", default="visible", choices=VISIBILITIES,
                        help="Gradescope visibility of each test")
     grade.add_argument("--budget", type=float, default=300.0, help="seconds for the whole submission")
     grade.add_argument("--hide", action="append", default=[], help="extra directory the worker must not see")

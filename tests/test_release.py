@@ -114,3 +114,21 @@ def test_written_questions_show_their_points(course):
         question = cells[i - 1].source.split("\n\n")[-1]
         assert question.lstrip().startswith(f"**Q{answers.index(i) + 1} ") and f"{points:g} points" in question, \
             question[:200]
+
+
+def test_release_names_what_makes_the_parts_disagree(monkeypatch):
+    """A graded function or a part added in one place only stops the release, naming the file to fix."""
+    from solutions.release import build
+    points = part_points()
+    nb = build_source_notebook(points)
+    assert build.part_problems(nb, points) == []
+    part = next(p for p, names in assignment.PARTS.items() if names)
+    monkeypatch.setattr(build, "PARTS", {**assignment.PARTS, part: (*assignment.PARTS[part], "extra_function"),
+                                         "extra_part": ()})
+    problems = build.part_problems(nb, {**points, "extra_part": 0})
+    assert any(f"PARTS[{part!r}] lists" in p and "extra_function" in p for p in problems), problems
+    assert any("'extra_part' has no hidden tests" in p and "autograder/suites/test_extra_part.py" in p
+               for p in problems), problems
+    assert any("python graded extra_part" in p for p in problems), problems
+    with pytest.raises(build.SourceMismatch):
+        build_source_notebook({**points, "extra_part": 0})

@@ -18,7 +18,8 @@ import yaml
 import solutions.reference as reference
 from autograder import PARTS, assignment
 from autograder.engine.catalog import part_points
-from solutions.release.build import SOURCE_MD
+from solutions.release.build import SOURCE_MD, build_source_notebook
+from solutions.release.student_ci import CI_PARTS, parts_text
 from tests.batch.submissions import filled
 
 from autograder.assignment import NAME, ROOT
@@ -72,7 +73,7 @@ def test_workflow_never_uses_a_vendored_grader(workflow):
         assert "autograder" not in text and "solutions" not in text, s
     assert "vendor" not in WORKFLOW.read_text().lower()
     shipped = {p.relative_to(TEMPLATE).as_posix() for p in TEMPLATE.rglob("*") if p.is_file()}
-    assert shipped == {".github/workflows/grade.yml", ".github/scripts/public_checks.py"}
+    assert shipped == {".github/workflows/grade.yml", ".github/scripts/public_checks.py", ".github/scripts/parts.json"}
     assert "import autograder" not in SCRIPT.read_text() and "from autograder" not in SCRIPT.read_text()
 
 
@@ -80,6 +81,13 @@ def test_makefile_runs_the_workflows_command(workflow):
     _, job = workflow
     command = step(job, "public checks")["run"].strip().replace("$NOTEBOOK", "$$NOTEBOOK")
     assert command.replace("python ", "", 1) in (ROOT / "Makefile").read_text()
+
+
+def test_parts_file_is_what_the_release_generates():
+    """parts.json is written by `make release UPDATE=1` only: a stale one fails here (and `make release`)."""
+    assert CI_PARTS.parent == SCRIPT.parent
+    assert CI_PARTS.read_text() == parts_text(part_points(), build_source_notebook(part_points())), \
+        f"{CI_PARTS.relative_to(ROOT)} is stale: run `make release UPDATE=1` and commit"
 
 
 def test_script_knows_the_grader_s_parts_functions_and_points(script):

@@ -212,6 +212,14 @@ def run(args):
     previous = None if args.replace else _previous_rows(csv_path)
     if previous is False:
         return 2
+    others = [p for p in PARTS if args.part and p not in args.part
+              and any(r.get(p) not in (None, "") for r in previous)]
+    if others:  # a row of this run holds only --part's points: merged, it would drop the others' points
+        print(f"grade-all: {csv_path} holds points of {', '.join(others)}, which a --part run does not grade: "
+              f"merging would leave the students graded now without them. Write this run to its own --out "
+              f"(e.g. --out {csv_path.with_name(stem.name + '_' + '_'.join(args.part) + '.csv')}), or grade every "
+              "part, or pass --replace to overwrite it", file=sys.stderr)
+        return 2
     if args.lms:  # a roster that cannot be used is said before the grading, not after it
         from . import lms
         try:

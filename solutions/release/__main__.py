@@ -1,8 +1,11 @@
-"""`make release`: build the nbgrader course, generate the student notebook, check it.
+"""`make release`: build the nbgrader course, generate the student notebook and the student-CI parts file, check them.
 
     python -m solutions.release            build, check for leaks, fail on drift
-    python -m solutions.release --update   ... and rewrite the committed student notebook
+    python -m solutions.release --update   ... and rewrite the committed generated files
     python -m solutions.release --source-only   only write the instructor notebook
+
+The committed generated files: the student notebook (assignments/) and the student-CI template's
+parts.json (functions, points and public checks per part; solutions/release/student_ci.py).
 """
 import argparse
 import os
@@ -16,8 +19,9 @@ import nbformat
 from autograder.engine.catalog import part_points
 from autograder.assignment import (COURSE, INSTRUCTOR_NOTEBOOK as SOURCE_NB, NAME as ASSIGNMENT, ROOT,
                                    STUDENT_NOTEBOOK as STUDENT_NB, course_notebook)
-from solutions.release.build import build_source_notebook, drop_instructor_note, write
+from solutions.release.build import SourceMismatch, build_source_notebook, drop_instructor_note, write
 from solutions.release.leaks import find_leaks
+from solutions.release.student_ci import CI_PARTS, parts_text
 
 
 def venv_env():
@@ -52,31 +56,38 @@ def student_text(released):
     return nbformat.writes(released) + "\n"
 
 
-def main(argv=None, course=COURSE, student_nb=STUDENT_NB):
+def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--update", action="store_true", help="rewrite the committed student notebook")
+    parser.add_argument("--update", action="store_true",
+                        help="rewrite the committed generated files (student notebook, student-CI parts.json)")
     parser.add_argument("--source-only", action="store_true", help="only build the instructor notebook")
     args = parser.parse_args(argv)
-    if args.source_only:
-        write(build_source_notebook(part_points()), SOURCE_NB)
-        print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
-        return 0
-    points, released = build_course(course)
-    source_nb = course_notebook(course)
-    problems = find_leaks(released, nbformat.read(source_nb, as_version=4))
+    try:
+        if args.source_only:
+            write(build_source_notebook(part_points()), SOURCE_NB)
+            print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
+            return 0
+        points, released = build_course(course)
+    except SourceMismatch as err:
+        print(f"RELEASE BLOCKED: {err}", file=sys.stderr)
+        return 1
+    source = nbformat.read(course_notebook(course), as_version=4)
+    problems = find_leaks(released, source)
     if problems:
         print("RELEASE BLOCKED: the student notebook would leak:", *problems, sep="\n  ", file=sys.stderr)
         return 1
-    text = student_text(released)
-    committed = student_nb.read_text() if student_nb.exists() else None
-    if text != committed:
-        if not args.update:
-            print(f"RELEASE BLOCKED: {_show(student_nb)} differs from what the sources generate.\n"
-                  "  Run `make release UPDATE=1` to regenerate it, review the diff, and commit.", file=sys.stderr)
-            return 1
-        student_nb.parent.mkdir(parents=True, exist_ok=True)
-        student_nb.write_text(text)
-        print(f"updated {_show(student_nb)}: review `git diff` and commit it")
+    generated = {student_nb: student_text(released), ci_parts: parts_text(points, source)}
+    stale = [path for path, text in generated.items() if (path.read_text() if path.exists() else None) != text]
+    if stale and not args.update:
+        print(f"RELEASE BLOCKED: {', '.join(str(_show(p)) for p in stale)} "
+              f"{'differs' if len(stale) == 1 else 'differ'} from what the sources generate.\n"
+              "  Run `make release UPDATE=1` to regenerate, review the diff, and commit.", file=sys.stderr)
+        return 1
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(generated[path])
+        print(f"updated {_show(path)}: review `git diff` and commit it")
+    source_nb = course_notebook(course)
     print("Release ready.")
     print(f"  points per part        {', '.join(f'{p} {v:g}' for p, v in points.items())} "
           f"(total {sum(points.values()):g}; written answers are graded by hand on top)")
@@ -84,6 +95,7 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB):
     print(f"  nbgrader course        {_show(course)}/ (nbgrader_config.py, gradebook.db)")
     print(f"  nbgrader release       {_show(course_notebook(course, 'release'))}")
     print(f"  student notebook       {_show(student_nb)} (committed; no solutions, no hidden tests)")
+    print(f"  student CI parts       {_show(ci_parts)} (committed; functions, points, public checks)")
     return 0
 
 

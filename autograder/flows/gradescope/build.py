@@ -9,8 +9,9 @@ holds: setup.sh, run_autograder, requirements.txt (every package pinned), the gr
 secret files (SECRET_FILES) when they exist: they end up under /autograder/source, which
 the sandboxed worker never sees.
 
-The feedback level students get (--feedback, or FEEDBACK=... given to make) is written
-into the zip's run_autograder.
+The feedback level students get (--feedback, or FEEDBACK=... given to make) and the
+Gradescope visibility of the tests (--visibility, or VISIBILITY=...) are written into the
+zip's run_autograder.
 """
 import argparse
 import os
@@ -28,6 +29,7 @@ OUT = BUILD / "gradescope" / "autograder.zip"
 # Per-course secrets (e.g. the key probes are drawn from): copied when present, at the same path.
 SECRET_FILES = ("build/secret.key",)
 FEEDBACK_LINE = re.compile(r"^FEEDBACK=\w+(?=\s)", re.MULTILINE)
+VISIBILITY_LINE = re.compile(r"^VISIBILITY=\w+(?=\s)", re.MULTILINE)
 SKIP = re.compile(r"(^|/)(__pycache__|\.pytest_cache)(/|$)|\.pyc$"
                   r"|^autograder/flows/gradescope/(setup\.sh|run_autograder)$")  # templates: written at the root
 
@@ -59,20 +61,24 @@ def _add(archive, name, data, executable=False):
     archive.writestr(info, data)
 
 
-def run_autograder(feedback):
-    """run_autograder with ``feedback`` as the level it grades with."""
-    from ...cli import FEEDBACK_LEVELS
-    if feedback not in FEEDBACK_LEVELS:
-        raise SystemExit(f"feedback level {feedback!r} is not one of {', '.join(FEEDBACK_LEVELS)}")
-    script, n = FEEDBACK_LINE.subn(f"FEEDBACK={feedback}", (HERE / "run_autograder").read_text(), count=1)
-    if n != 1:
-        raise SystemExit("run_autograder has no FEEDBACK=... line to write the level into")
+def run_autograder(feedback, visibility="visible"):
+    """run_autograder with ``feedback`` as the level it grades with and ``visibility`` for its tests."""
+    from ...cli import FEEDBACK_LEVELS, VISIBILITIES
+    script = (HERE / "run_autograder").read_text()
+    for name, line, value, choices in (("FEEDBACK", FEEDBACK_LINE, feedback, FEEDBACK_LEVELS),
+                                       ("VISIBILITY", VISIBILITY_LINE, visibility, VISIBILITIES)):
+        if value not in choices:
+            raise SystemExit(f"{name.lower()} {value!r} is not one of {', '.join(choices)}")
+        script, n = line.subn(f"{name}={value}", script, count=1)
+        if n != 1:
+            raise SystemExit(f"run_autograder has no {name}=... line to write the {name.lower()} into")
     return script
 
 
-def build(out=OUT, feedback=None):
+def build(out=OUT, feedback=None, visibility=None):
     from ...cli import DEFAULT_FEEDBACK
     feedback = feedback or os.environ.get("FEEDBACK") or DEFAULT_FEEDBACK
+    visibility = visibility or os.environ.get("VISIBILITY") or "visible"
     requirements = (ROOT / "requirements.txt").read_text()
     loose = loose_pins(requirements)
     if loose:
@@ -83,7 +89,7 @@ def build(out=OUT, feedback=None):
     files += [ROOT / f for f in SECRET_FILES if (ROOT / f).is_file()]
     with zipfile.ZipFile(out, "w") as archive:
         _add(archive, "setup.sh", setup_script(requirements), executable=True)
-        _add(archive, "run_autograder", run_autograder(feedback), executable=True)
+        _add(archive, "run_autograder", run_autograder(feedback, visibility), executable=True)
         _add(archive, "requirements.txt", requirements)
         for path in files:
             name = path.relative_to(ROOT).as_posix()
@@ -102,8 +108,11 @@ def main(argv=None):
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--feedback", default=None,
                         help="what students see: score, checks, values or hints (default: $FEEDBACK, else hints)")
+    parser.add_argument("--visibility", default=None,
+                        help="when students see the tests: visible, hidden, after_due_date or after_published "
+                             "(default: $VISIBILITY, else visible)")
     args = parser.parse_args(argv)
-    out = build(args.out, args.feedback)
+    out = build(args.out, args.feedback, args.visibility)
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
     suites = sum(n.startswith("autograder/suites/test_") for n in names)
@@ -111,7 +120,9 @@ def main(argv=None):
           f"{suites} hidden suites, {out.stat().st_size / 1024:.0f} KiB")
     print("  upload it as the autograder of a Gradescope programming assignment (Ubuntu base image);")
     print(f"  students upload one notebook, {NOTEBOOK_FILE}")
-    print(f"  feedback level: {FEEDBACK_LINE.search(archive_text(out, 'run_autograder')).group().split('=')[1]}"
+    script = archive_text(out, "run_autograder")
+    print(f"  feedback level: {FEEDBACK_LINE.search(script).group().split('=')[1]}; "
+          f"test visibility: {VISIBILITY_LINE.search(script).group().split('=')[1]}"
           + "".join(f"; includes {f}" for f in SECRET_FILES if f in names))
     return 0
 
