@@ -62,6 +62,8 @@ class Copy:
             f"the copy must import its own package, not {imported}"
 
     def run(self, *cmd, ok=True, env=None):
+        if cmd[0] == "make":  # never `make install` from the copy: it would point the shared venv's
+            cmd = ("make", "-o", ".venv/.installed", *cmd[1:])  # editable install at this temporary copy
         proc = subprocess.run(cmd, cwd=self.root, env=dict(self.env, **(env or {})), capture_output=True,
                               text=True, timeout=600)
         if ok:
