@@ -73,7 +73,7 @@ autograde: $(VENV)
 nbgrader-autograde: $(VENV) $(KERNEL_SPEC)
 	@test -f build/course/gradebook.db || $(MAKE) release
 	cp solutions/release/nbgrader_config.py build/course/nbgrader_config.py  # the current autograde settings
-	$(PY) -m autograder.flows.nbgrader build/course --feedback $(or $(FEEDBACK),hints)
+	$(PY) -m autograder.flows.nbgrader build/course $(if $(FEEDBACK),--feedback $(FEEDBACK))
 
 ## Regrade the recorded submissions (build/course/isolated/) with the isolated grader; list every gradebook mismatch.
 crosscheck: $(VENV) $(KERNEL_SPEC)

@@ -6,6 +6,7 @@ import time
 import traceback
 
 from .assignment import PART_IDS as PARTS
+from .settings import DEFAULT_FEEDBACK, DEFAULT_VISIBILITY, FEEDBACK_LEVELS, VISIBILITIES, feedback_help, visibility_help
 
 
 def _grade(args):
@@ -39,18 +40,16 @@ def _grade(args):
     return 0
 
 
-# engine/plugin.py's FEEDBACK_LEVELS and DEFAULT_FEEDBACK (tests/test_outputs.py checks they agree),
-# spelled out here so that parsing a command line does not import PyTorch (the batch parent never does).
-FEEDBACK_LEVELS = ("score", "checks", "values", "hints")
-DEFAULT_FEEDBACK = "hints"
-VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")  # Gradescope's, for each test
 
 
 def feedback_option(parser):
-    """--feedback: what students are shown (engine/plugin.py FEEDBACK_LEVELS)."""
-    parser.add_argument("--feedback", default=DEFAULT_FEEDBACK, choices=FEEDBACK_LEVELS,
-                        help="what students see: score (points per part), checks (+ each check passed or not), "
-                             "values (+ what was found and expected), hints (+ a likely cause; default)")
+    """--feedback: what students are shown (autograder/settings.py)."""
+    parser.add_argument("--feedback", default=DEFAULT_FEEDBACK, choices=FEEDBACK_LEVELS, help=feedback_help())
+
+
+def visibility_option(parser):
+    """--visibility: when students see each test on Gradescope (autograder/settings.py)."""
+    parser.add_argument("--visibility", default=DEFAULT_VISIBILITY, choices=VISIBILITIES, help=visibility_help())
 
 
 def safe_streams():
@@ -87,8 +86,7 @@ def main(argv=None):
     grade.add_argument("--out", default="results.json", help="results.json path ('-' for stdout)")
     grade.add_argument("--part", action="append", choices=PARTS, help="grade only this part (repeatable)")
     grade.add_argument("--junit-xml", help="also write JUnit XML here, for any CI")
-    grade.add_argument("--visibility", default="visible", choices=VISIBILITIES,
-                       help="Gradescope visibility of each test")
+    visibility_option(grade)
     grade.add_argument("--budget", type=float, default=300.0, help="seconds for the whole submission")
     grade.add_argument("--hide", action="append", default=[], help="extra directory the worker must not see")
     grade.add_argument("--debug", action="store_true", help="print internal tracebacks (instructors only)")

@@ -29,6 +29,7 @@ from hostile._harness import (PYTHON, ROOT, SOLUTION, STARTUP_SLACK, UNCHANGED, 
 
 from autograder import PARTS
 from autograder.sandbox import confine, identity
+from autograder.settings import VISIBILITIES
 from tests.points import points, total
 
 
@@ -149,7 +150,7 @@ def test_grade_holds(campaign, catalog_titles, group):
     for test in data["tests"]:
         assert isinstance(test["name"], str) and isinstance(test["output"], str)
         assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
-        assert test["visibility"] in ("visible", "hidden", "after_due_date", "after_published")
+        assert test["visibility"] in VISIBILITIES
         assert isinstance(test["tags"], list) and all(isinstance(t, str) for t in test["tags"])
 
     # No forged score: exactly the hidden tests, each within its points, and the total is their sum.

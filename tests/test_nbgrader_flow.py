@@ -372,9 +372,8 @@ def test_feedback_level_score_shows_points_only(graded_course, tmp_path):
 
 
 def test_feedback_levels_render_each_check():
-    from autograder.engine.plugin import FEEDBACK_LEVELS, TestResult
+    from autograder.engine.plugin import TestResult
     from autograder.flows.nbgrader.record import part_text
-    assert nc.FEEDBACK_LEVELS == FEEDBACK_LEVELS
     results = [TestResult("t::a", "masks", "A holds", 1, 1, "passed"),
                TestResult("t::b", "masks", "B holds", 2, 0, "failed", "found 3, expected 4", hint="check the sign")]
     assert part_text("masks", 1, 3, results, "score") == "Part masks: 1 / 3\n"

@@ -25,6 +25,7 @@ from hostile import build as build_notebook
 
 from autograder.engine import safe_text, submission_file
 from autograder.engine.safe_text import REDACTED, Redactor, csv_cell, csv_text, grader_secrets, text, xml_text
+from autograder.settings import FEEDBACK_LEVELS
 from tests.points import points, total
 
 NB = NOTEBOOK_FILE
@@ -107,10 +108,13 @@ def test_redaction_of_this_process(monkeypatch):
         safe_text._redactor = None
 
 
-def test_cli_levels_are_the_engines():
-    from autograder import cli
-    from autograder.engine import plugin
-    assert cli.FEEDBACK_LEVELS == plugin.FEEDBACK_LEVELS and cli.DEFAULT_FEEDBACK == plugin.DEFAULT_FEEDBACK
+def test_command_lines_parse_without_pytorch():
+    """Why the shared settings have a module of their own (autograder/settings.py): every command's
+    parser reads them, and the batch parent, which never grades, must not pay for importing PyTorch."""
+    script = ("import sys; import autograder.cli, autograder.flows.batch, autograder.flows.gradescope.build; "
+              "print('torch' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
 
 
 # ---- submission_file -------------------------------------------------------------------------------
@@ -234,7 +238,7 @@ def _report():
     return GradeReport("week7\x1b[2J.ipynb", results, cells, problem="problem \x07", seconds=1.0)
 
 
-@pytest.mark.parametrize("level", ["score", "checks", "values", "hints"])
+@pytest.mark.parametrize("level", FEEDBACK_LEVELS)
 def test_every_writer_at_every_level(level):
     from autograder.engine import report as rep
     report = _report()

@@ -18,6 +18,8 @@ reports, outside those homes:
             built as ``... / "autograder" / "suites"`` (a path to one file inside passes)
   epochs    an assignment to SMOKE_EPOCHS / FULL_EPOCHS / EPOCHS outside solutions/lab/lab.py
   uses      an assignment of a dict literal to USES (which graded function calls which)
+  settings  a literal naming every feedback level or every Gradescope visibility outside
+            autograder/settings.py, where every setting the flows share is declared with its help
 
 templates/student-ci/.github/scripts/public_checks.py is not scanned: it runs in student
 repositories without this package and reads the parts, their functions and points from
@@ -29,11 +31,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import assignment
+from autograder import assignment, settings
 
 SCANNED = ("autograder", "solutions", "tests", "bench")
 HOME = "autograder/assignment.py"
 EPOCHS_HOME = "solutions/lab/lab.py"
+SETTINGS_HOME = "autograder/settings.py"
+SETTING_SETS = {"feedback levels": set(settings.FEEDBACK_LEVELS), "visibilities": set(settings.VISIBILITIES)}
 CODE_SET_STRINGS = {s for entry in (*assignment.HIDDEN, *assignment.ENGINE, *assignment.LAB, *assignment.GRADER)
                     if not entry.endswith(".py") and "/" in entry for s in (entry, entry.replace("/", "."))}
 CODE_SET_CHAINS = {("autograder", "suites"), ("autograder", "engine"), ("autograder", "sandbox"),
@@ -112,6 +116,9 @@ def scan_source(text, relpath):
             strings = _strings([e for e in elements if e is not None])
             if parts.issubset(strings):
                 found.append((line, "parts", "a literal naming every part"))
+            for what, values in SETTING_SETS.items():
+                if relpath != SETTINGS_HOME and values.issubset(strings):
+                    found.append((line, "settings", f"a literal naming every one of the {what}"))
             folders = CODE_SET_STRINGS.intersection(strings)
             if len(folders) >= 2 and len(folders) == len(set(strings)):
                 found.append((line, "code set", f"a literal naming {sorted(folders)}"))
@@ -177,11 +184,13 @@ PLANTED = {
     "code set path": 'HIDDEN = ROOT / "solutions" / "reference"\n',
     "epochs": 'SMOKE_EPOCHS = 2\n',
     "uses": 'USES = {"attention_read": ("stable_softmax",)}\n',
+    "feedback levels": 'p.add_argument("--feedback", choices=["score", "checks", "values", "hints"])\n',
+    "visibilities": 'VIS = ("visible", "hidden", "after_due_date", "after_published")\n',
 }
 RULE = {"name": "name", "name in an f-string": "name", "parts dict": "parts", "parts annotated": "parts",
         "parts list": "parts", "parts keys": "parts", "root parents": "root", "root dirname": "root",
         "code set folders": "code set", "code set modules": "code set", "code set path": "code set", "epochs": "epochs",
-        "uses": "uses"}
+        "uses": "uses", "feedback levels": "settings", "visibilities": "settings"}
 
 
 @pytest.mark.parametrize("case", sorted(PLANTED))

@@ -18,13 +18,8 @@ from .student import STUDENT_KEY, GraderFault, SubmissionFault, WorkerLost
 
 GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
 
-# What students are shown, least to most (--feedback): each level adds to the one before.
-#   score   the total and each part's points, nothing about single checks
-#   checks  + each check's title and whether it passed
-#   values  + why a check failed: the value found, the value expected, where
-#   hints   + the hint that points at a likely cause, and the diagnosed cause (the default during the term)
-FEEDBACK_LEVELS = ("score", "checks", "values", "hints")
-DEFAULT_FEEDBACK = "hints"
+# What students are shown, least to most (--feedback): declared in autograder/settings.py.
+from ..settings import DEFAULT_FEEDBACK, FEEDBACK_LEVELS  # noqa: E402,F401
 HISTORY_PER_FUNCTION = 12  # calls per function kept to rule diagnosed causes out (autograder.diagnosis)
 
 

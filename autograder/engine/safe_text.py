@@ -22,6 +22,8 @@ import os
 import re
 import sys
 
+from ..settings import FEEDBACK_LEVELS, VISIBILITIES
+
 REDACTED = "[redacted]"
 MIN_SECRET = 8  # shorter values ("1", "/tmp", "C.UTF-8") are too common to redact and too short to matter
 # A message cut short (the worker keeps a few hundred characters) can end inside a secret: of a secret
@@ -39,7 +41,7 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff2
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 # Values that are public anyway, never worth redacting (they would only blur the feedback).
-_PUBLIC = {"visible", "hidden", "after_due_date", "after_published", "grade-all", "crosscheck", "autograder"}
+_PUBLIC = {*VISIBILITIES, "grade-all", "crosscheck", "autograder"}
 # Mount points under these are the system's own, the same on every machine.
 _SYSTEM = ("/proc", "/sys", "/dev", "/usr", "/etc", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/boot", "/run")
 
@@ -105,7 +107,7 @@ def grader_secrets(environ=None, argv=None, mounts=None, public=()):
     environ = dict(os.environ) if environ is None else environ
     argv = [*getattr(sys, "orig_argv", []), *sys.argv] if argv is None else argv
     mounts = _mount_points() if mounts is None else mounts
-    skip = set(PARTS) | _PUBLIC | {"score", "checks", "values", "hints"} | set(public)
+    skip = set(PARTS) | _PUBLIC | set(FEEDBACK_LEVELS) | set(public)
     found = set()
     for value in environ.values():
         found.add(value)

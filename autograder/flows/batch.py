@@ -34,6 +34,8 @@ from pathlib import Path
 from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS, ROOT
 from ..engine import submission_file
+from ..cli import feedback_option, visibility_option
+from ..settings import DEFAULT_FEEDBACK
 from ..engine.safe_text import redact, text as safe_line
 from . import batch_summary as out
 from .batch_pool import SUBMISSION_TOKEN, Pool
@@ -51,8 +53,7 @@ def register(subparsers):
     p.add_argument("--assignment", default=NAME,
                    help="nbgrader assignment folder to prefer inside a student's folder")
     p.add_argument("--budget", type=float, default=300.0, help="seconds for each submission")
-    p.add_argument("--visibility", default="visible",
-                   choices=["visible", "hidden", "after_due_date", "after_published"])
+    visibility_option(p)
     p.add_argument("--regrade", action="store_true", help="ignore finished results and grade everything again")
     p.add_argument("--replace", action="store_true",
                    help="rewrite --out with only the students found now (default: merge into an existing --out, "
@@ -70,7 +71,6 @@ def register(subparsers):
     p.add_argument("--debug", action="store_true", help="log internal tracebacks of failed checks too")
     p.add_argument("--hand", help="hand scores of the written answers (student,q1,q2,q3,comment; see `written`): "
                                   "columns q1.. beside the parts, and in the total")
-    from ..cli import feedback_option
     feedback_option(p)
 
 
@@ -182,7 +182,7 @@ def grader_key(args):
     for path in assignment.files(assignment.GRADE_INPUTS):
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     options = {"parts": sorted(args.part) if args.part else None, "budget": args.budget,
-               "visibility": args.visibility, "feedback": getattr(args, "feedback", "hints")}
+               "visibility": args.visibility, "feedback": getattr(args, "feedback", DEFAULT_FEEDBACK)}
     digest.update(json.dumps(options, sort_keys=True).encode())
     return digest.hexdigest()[:20]
 

@@ -16,6 +16,8 @@ from multiprocessing.connection import wait
 
 import psutil
 
+from ..settings import DEFAULT_FEEDBACK
+
 # Replaced by the batch parent with each student's own name in feedback.txt (identical
 # notebooks of several students are graded once; the table must not name one of them).
 # Printable, so that the table's own escaping leaves it as it is.
@@ -42,7 +44,7 @@ def serve(slot, conn, options):
     torch.set_num_threads(1)
 
     try:
-        with Grader(Limits(submission_seconds=options["budget"]), options.get("feedback") or "hints",
+        with Grader(Limits(submission_seconds=options["budget"]), options.get("feedback") or DEFAULT_FEEDBACK,
                     slot=slot) as grader:
             catalog()  # collect the hidden suites (after the fork) while the template warms up
             _send(conn, {"event": "ready", "pid": os.getpid()})

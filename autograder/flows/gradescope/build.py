@@ -22,6 +22,7 @@ import zipfile
 from pathlib import Path
 
 from ...assignment import BUILD, GRADER, NOTEBOOK_FILE, ROOT, files as grader_files
+from ...settings import FEEDBACK_LEVELS, VISIBILITIES, feedback_help, visibility_help
 
 HERE = Path(__file__).resolve().parent
 OUT = BUILD / "gradescope" / "autograder.zip"
@@ -63,7 +64,6 @@ def _add(archive, name, data, executable=False):
 
 def run_autograder(feedback, visibility="visible"):
     """run_autograder with ``feedback`` as the level it grades with and ``visibility`` for its tests."""
-    from ...cli import FEEDBACK_LEVELS, VISIBILITIES
     script = (HERE / "run_autograder").read_text()
     for name, line, value, choices in (("FEEDBACK", FEEDBACK_LINE, feedback, FEEDBACK_LEVELS),
                                        ("VISIBILITY", VISIBILITY_LINE, visibility, VISIBILITIES)):
@@ -76,7 +76,7 @@ def run_autograder(feedback, visibility="visible"):
 
 
 def build(out=OUT, feedback=None, visibility=None):
-    from ...cli import DEFAULT_FEEDBACK
+    from ...settings import DEFAULT_FEEDBACK
     feedback = feedback or os.environ.get("FEEDBACK") or DEFAULT_FEEDBACK
     visibility = visibility or os.environ.get("VISIBILITY") or "visible"
     requirements = (ROOT / "requirements.txt").read_text()
@@ -106,11 +106,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.build", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(OUT))
-    parser.add_argument("--feedback", default=None,
-                        help="what students see: score, checks, values or hints (default: $FEEDBACK, else hints)")
-    parser.add_argument("--visibility", default=None,
-                        help="when students see the tests: visible, hidden, after_due_date or after_published "
-                             "(default: $VISIBILITY, else visible)")
+    parser.add_argument("--feedback", default=None, choices=FEEDBACK_LEVELS,
+                        help=feedback_help() + "; unset: $FEEDBACK, else the default")
+    parser.add_argument("--visibility", default=None, choices=VISIBILITIES,
+                        help=visibility_help() + "; unset: $VISIBILITY, else the default")
     args = parser.parse_args(argv)
     out = build(args.out, args.feedback, args.visibility)
     with zipfile.ZipFile(out) as archive:

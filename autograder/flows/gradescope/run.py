@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ...assignment import NOTEBOOK_FILE
 from ...engine.submission_file import is_notebook_name
+from ...settings import DEFAULT_FEEDBACK, DEFAULT_VISIBILITY
 
 
 def _hidden(name):
@@ -76,7 +77,7 @@ def previous_score(root):
         return None
 
 
-def grade(root, hide=(), visibility="visible", budget=300.0, feedback="hints"):
+def grade(root, hide=(), visibility=DEFAULT_VISIBILITY, budget=300.0, feedback=DEFAULT_FEEDBACK):
     """The results.json dict for the submission under ``root``."""
     from ...engine import report as rep
     from ...engine.grade import failed_everywhere
@@ -118,7 +119,7 @@ def written_answers(notebook):
 
 
 def main(argv=None):
-    from ...cli import feedback_option, safe_streams
+    from ...cli import feedback_option, safe_streams, visibility_option
     from ...engine import report as rep
     from ...engine.safe_text import text
 
@@ -127,8 +128,7 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", default="/autograder")
     parser.add_argument("--hide", action="append", default=[], help="directory the worker must not see")
-    parser.add_argument("--visibility", default="visible",
-                        choices=["visible", "hidden", "after_due_date", "after_published"])
+    visibility_option(parser)
     parser.add_argument("--budget", type=float, default=300.0, help="seconds for the whole submission")
     feedback_option(parser)
     args = parser.parse_args(argv)

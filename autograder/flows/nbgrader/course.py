@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 from ...assignment import course_notebook
+from ...settings import DEFAULT_FEEDBACK, FEEDBACK_LEVELS
 from . import ASSIGNMENT, KERNEL_NAME, part_of
 
-FEEDBACK_LEVELS = ("score", "checks", "values", "hints")  # == autograder.engine.plugin.FEEDBACK_LEVELS (tested)
 KERNEL_MODULE = "autograder.flows.nbgrader.kernel"
 TOLERANCE = 1e-6
 
@@ -185,7 +185,7 @@ def grade_into_record(course, student, grader, log=print):
 
 
 # ---- the flow ----------------------------------------------------------------------------------
-def autograde_course(course, student_ids=None, level="hints", log=print):
+def autograde_course(course, student_ids=None, level=DEFAULT_FEEDBACK, log=print):
     """Grade, autograde, verify, feedback, export. Returns {"ids", "records", "failed"}.
 
     ``failed``: {student: why} of every student whose gradebook does not hold the isolated
@@ -252,7 +252,7 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("course", nargs="?", default="build/course")
     parser.add_argument("--student", action="append", help="only this student (repeatable)")
-    parser.add_argument("--feedback", choices=FEEDBACK_LEVELS, default="hints",
+    parser.add_argument("--feedback", choices=FEEDBACK_LEVELS, default=DEFAULT_FEEDBACK,
                         help="what the test cells show: score | checks | values | hints (default)")
     parser.add_argument("--install-kernel", action="store_true",
                         help=f"install the {KERNEL_NAME!r} kernel spec into this venv and exit")
