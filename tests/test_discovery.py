@@ -81,3 +81,24 @@ def test_skip_leaves_out_a_path(tmp_path):
     out = tmp_path / "grades_feedback"
     _nb(out / "kim" / "feedback.ipynb")
     assert [s.student for s in discover(tmp_path, NAME, skip=[out])] == ["kim"]
+
+
+def test_a_suffix_never_takes_another_students_name(tmp_path):
+    """Red team round 2: alice.ipynb, a Canvas download of alice's, and alice~2.ipynb were graded
+    as alice, alice~2, alice~2: one result lost, another written twice."""
+    _nb(tmp_path / "alice.ipynb")
+    _nb(tmp_path / f"alice_1_2_{NAME}.ipynb")
+    _nb(tmp_path / "alice~2.ipynb")
+    found = _found(tmp_path)
+    assert found == {"alice": ("alice.ipynb", ""), "alice~2": ("alice~2.ipynb", ""),
+                     "alice~3": (f"alice_1_2_{NAME}.ipynb", "")}
+
+
+def test_names_alike_in_the_csv_get_two_rows(tmp_path):
+    """A tab in a file name is written to the CSV as the four characters \\x09: a file that spells
+    them out is another student, and must not share (and overwrite) the row."""
+    _nb(tmp_path / "ann\tlee.ipynb")
+    _nb(tmp_path / "ann\\x09lee.ipynb")
+    from autograder.flows.batch_summary import student_key
+    keys = [student_key(s.student) for s in discover(tmp_path, NAME)]
+    assert len(set(keys)) == 2, keys

@@ -55,6 +55,19 @@ def test_match_by_student_then_by_canvas_user_id():
     assert [e["student"] for e in missing] == ["zoe"]
 
 
+def test_a_file_name_inside_a_students_folder_is_not_a_canvas_id():
+    """Red team round 2: bob names the notebook in his own folder like alice's Canvas download;
+    his grade must stay his, and alice (who did not submit) must stay without one."""
+    rows = _rows(("bob", 100.0, f"bob/alice_999_1_{NAME}.ipynb"),
+                 ("carl", 50.0, f"dana_777_2_{NAME}.ipynb"))  # top level, but Canvas named it for dana
+    roster = [{"student": "alice", "name": "A", "email": "a@x", "lms_id": "999"},
+              {"student": "bob", "name": "B", "email": "b@x", "lms_id": "555"},
+              {"student": "dana", "name": "D", "email": "d@x", "lms_id": "777"}]
+    pairs, unmatched, missing = lms.match(rows, roster)
+    assert [(e["student"], r["student"]) for e, r in pairs] == [("bob", "bob")]
+    assert [r["student"] for r in unmatched] == ["carl"] and [e["student"] for e in missing] == ["alice", "dana"]
+
+
 def test_roster_errors(tmp_path):
     with pytest.raises(lms.RosterError, match="needs --roster"):
         lms.read_roster(None)

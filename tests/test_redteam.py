@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
 import hostile
 import redteam
 
-from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, ROOT
+from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, PARTS, ROOT
 from autograder.sandbox import confine
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not confine.can_isolate(), reason="raw frames need the root sandbox"),
@@ -58,3 +58,16 @@ def test_forged_cell_reports_do_not_grow_the_grader(tmp_path):
     # grow by anything like the size of what the worker chose to send.
     assert peak - base_peak < 512, (f"the grading process peaked at {peak} MiB against {base_peak} MiB for the "
                                     f"solution: forged CellEnd frames for made-up cells are all kept")
+
+
+def test_large_replies_are_not_kept_for_the_diagnosis(tmp_path):
+    case = redteam.load("big_replies_kept")
+    graded = [fn for fns in PARTS.values() for fn in fns]
+    attack = hostile.build(SOLUTION, [case], {"__MIB__": case.MIB, "__GRADED__": repr(graded)})
+    nbformat.write(attack, str(tmp_path / "attack.ipynb"))
+    _, base_peak = grade_watching_memory(SOLUTION, tmp_path / "base.json")
+    results, peak = grade_watching_memory(tmp_path / "attack.ipynb", tmp_path / "attack.json")
+    assert not any(t["name"].startswith("Autograder failed") for t in results["tests"])
+    # A few replies in flight at a time (each under the 64 MiB cap), not every reply of the grade.
+    assert peak - base_peak < 512, (f"the grading process peaked at {peak} MiB against {base_peak} MiB for the "
+                                    f"solution: every {case.MIB} MiB reply was kept")

@@ -5,6 +5,8 @@ plain tensors and Python values. ``student.call(name, ...)`` also reports which 
 arguments the function modified and the train/eval mode of module arguments afterwards.
 """
 
+import gc
+
 import pytest
 
 from ..sandbox import wire
@@ -75,16 +77,45 @@ class Student:
 
     def _send(self, name, args, kwargs, grad, timeout):
         from ..diagnosis.core import record
+        if vars(self).get("_large", 0) > COLLECT_AFTER_BYTES:
+            # A failed check's exception holds its frame, and the frame the reply: such cycles
+            # wait for the garbage collector, which would let large replies pile up meanwhile.
+            gc.collect()
+            self._large = 0
         sent = record(name, args, kwargs, grad)
         result = self._transport.call(name, list(args), kwargs, grad=grad, timeout=timeout)
         sent.result = result
-        self.calls.append(sent)
+        size = tensor_bytes((result.value, result.grad))
+        if size <= RECORD_BYTES:
+            self.calls.append(sent)  # a larger reply is used by its check, then dropped: never diagnosed
+        else:
+            self._large = vars(self).get("_large", 0) + size
         return result
 
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
         return lambda *args, **kwargs: self.call(name, *args, **kwargs).value
+
+
+# The largest reply kept for the diagnosis. Calls are kept until the grade ends (the failed checks'
+# calls, a per-function history), in the grading process, outside the worker's memory budget: a
+# submission returning 60 MiB tensors grew it to 4 GiB (tests/corpus/redteam/big_replies_kept.py).
+# Honest replies to the probes are a few KiB.
+RECORD_BYTES = 1 << 20
+COLLECT_AFTER_BYTES = 256 << 20  # large replies received since the last collection
+
+
+def tensor_bytes(value, depth=0):
+    """Bytes of the tensors in a decoded reply (nested lists, tuples and dicts; the wire bounds the nesting)."""
+    import torch
+    if isinstance(value, torch.Tensor):
+        return value.element_size() * value.nelement()
+    if depth < 40 and isinstance(value, (list, tuple)):
+        return sum(tensor_bytes(v, depth + 1) for v in value)
+    if depth < 40 and isinstance(value, dict):
+        return sum(tensor_bytes(v, depth + 1) for v in value.values())
+    return 0
 
 
 def is_lab_model(value):

@@ -93,7 +93,7 @@ def discover(folder, assignment, skip=()):
     if (folder / "submitted").is_dir():
         folder = folder / "submitted"
     skip = {Path(s).resolve() for s in skip}
-    found, seen = [], {}
+    found = []
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith((".", "_")):
             continue
@@ -113,10 +113,30 @@ def discover(folder, assignment, skip=()):
             sub = _from_file(student_of_file(entry.name) if notebook_name else entry.name, entry)
         else:
             continue  # a README or a roster beside the submissions
-        n = seen[sub.student] = seen.get(sub.student, 0) + 1
-        if n > 1:
-            sub.student = f"{sub.student}~{n}"
         found.append(sub)
+    return _distinct(found)
+
+
+def _distinct(found):
+    """Give every submission its own student id, as the CSV will write it (out.student_key).
+
+    Two files can name one student (alice.ipynb and a Canvas download of alice's), and two
+    names can look alike once escaped for the CSV (a tab and a written-out "\\x09"). The
+    first keeps the name; each later one gets the first free "~n" suffix, free among every
+    name found (an "alice~2.ipynb" keeps its own name), so no row overwrites another.
+    """
+    taken = {out.student_key(sub.student) for sub in found}
+    used = set()
+    for sub in found:
+        key, n, name = out.student_key(sub.student), 1, sub.student
+        if key in used:
+            while True:
+                n += 1
+                candidate = f"{name}~{n}"
+                if out.student_key(candidate) not in taken | used:
+                    break
+            sub.student, key = candidate, out.student_key(candidate)
+        used.add(key)
     return found
 
 

@@ -73,11 +73,23 @@ def read_roster(path):
 
 
 def canvas_user_id(row):
-    """The Canvas user id in a row's notebook file name (a Canvas bulk download), or None."""
+    """The Canvas user id in a row's notebook file name (a Canvas bulk download), or None.
+
+    Only a file at the top of the submissions folder, named by Canvas for this very student
+    (its lastfirst part is the row's student, "~n" suffixes aside). A file inside a student's
+    own folder is named by the student: bob's "alice_999_1_week7_attention.ipynb" must not
+    hand bob's grade to alice (red team, round 2).
+    """
     from .batch import canvas_upload
 
-    found = canvas_upload(Path(str(row.get("notebook") or "")).name)
-    return found[1] if found else None
+    notebook = str(row.get("notebook") or "")
+    if "/" in notebook or "\\" in notebook:
+        return None
+    found = canvas_upload(notebook)
+    student = str(row.get("student") or "")
+    if not found or student.split("~")[0] != found[0]:
+        return None
+    return found[1]
 
 
 def match(rows, roster):
