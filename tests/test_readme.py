@@ -3,8 +3,8 @@
 Which commands. They are read from README.md itself: every line of a ```bash block
 (trailing comments dropped; a `# or: CMD` comment is a command too, and a comment line that
 starts with `[` continues the one above it) and every inline code span of the prose that
-starts like a command (`make …`, `python …`, `.venv/bin/…`, `../../.venv/bin/…`, `cd …`,
-`git …`, `VAR=…`). Each must be in PLAN: run for real, run as `make -n` only, skipped, or a
+starts like a command (`make …`, `python -…`, `.venv/bin/…`, `../../.venv/bin/…`, `cd …`,
+`git …`, `VAR=value…`). Each must be in PLAN: run for real, run as `make -n` only, skipped, or a
 name in a sentence rather than a command to type; all but the first with the reason.
 `test_every_readme_command_is_planned` (fast) fails on a README command PLAN does not know,
 and on a PLAN entry the README no longer has, so a new command is covered or justified.
@@ -61,9 +61,11 @@ PLACEHOLDERS = [
     (r"PART=…", "PART=masks"),
     (r"FEEDBACK=…", "FEEDBACK=values"),
     (r"\bROOT\b", GRADESCOPE_ROOT),
+    (r"<part>", "masks"),
+    (r"\bthat-folder/", "../regrade/"),  # the few students to regrade; outside the clone's tree
     (r"\[([^\]]*)\]", r"\1"),
 ]
-COMMAND_START = re.compile(r"(make( |$)|python|\.venv/|\.\./\.\./\.venv/|cd |git |[A-Z_]+=)")
+COMMAND_START = re.compile(r"(make( |$)|python3? -|\.venv/|\.\./\.\./\.venv/|cd |git |[A-Z_]+=\S)")
 COURSE_REL = COURSE.relative_to(ROOT)
 STUDENT_REL = STUDENT_NOTEBOOK.relative_to(ROOT)
 PARTS = len(PART_IDS)
@@ -120,6 +122,7 @@ class Step:
     returncode: int = 0
     cwd: str = "."
     stdin: Optional[str] = None
+    after: Optional[str] = None  # run right after this command, not at its own place in the README
 
 
 def run(check=None, **kw):
@@ -188,10 +191,13 @@ def graded_blank_with_options(clone, out):
     assert ET.parse(clone / "junit.xml").getroot().iter("testcase")
 
 
-def zip_feedback(level):
+def zipped(**settings):
+    """The zip's run_autograder holds these settings (FEEDBACK=..., VISIBILITY=...)."""
     def check(clone, out):
         with zipfile.ZipFile(clone / "build/gradescope/autograder.zip") as zf:
-            assert f"FEEDBACK={level}" in zf.read("run_autograder").decode()
+            script = zf.read("run_autograder").decode()
+        for name, value in settings.items():
+            assert re.search(rf"^{name}={value}\s", script, re.MULTILINE), f"run_autograder lacks {name}={value}"
     return check
 
 
@@ -232,6 +238,12 @@ def class_graded(clone, out):
     assert (clone / "report.html").is_file() and (clone / "grades_written.json").is_file()
 
 
+def regrade_folder(clone):  # "put only their notebooks in a folder"
+    folder = (clone / "../regrade").resolve()
+    folder.mkdir(exist_ok=True)
+    shutil.copy(clone / "submissions/ada.ipynb", folder)
+
+
 def write_roster(clone):
     (clone / "roster.csv").write_text("student,name,email,lms_id\nada,Ada L,ada@example.org,101\n"
                                       "bob,Bob B,bob@example.org,102\n")
@@ -266,12 +278,12 @@ def student_repo(clone, out):
     assert (repo / f"{NAME}.ipynb").is_file() and (repo / ".github/workflows").is_dir()
 
 
+CLASS_GRADE_ALL = ".venv/bin/python -m autograder grade-all submissions/ --out grades.csv --jobs 2"
 PLAN = {
     "make release": run(made_release),
     "make test": dry("the package's own tests, this file among them (it would run itself); CI runs it as "
                      ".ci/run in its own fresh clone"),
     "make install": run(installed),
-    "python3": prose("the name of the students' Jupyter kernel"),
     "make install-pdf": run(lambda clone, out: shutil.which("chromium") or pytest.fail("no chromium")),
     "make test-fast": dry("the package's tests not marked slow, this file's fast tests among them; `make test` "
                           "(CI) runs all of them"),
@@ -288,11 +300,18 @@ PLAN = {
                                  check=has("-m solutions.release --update")),
     "git diff": run(lambda clone, out: not out.strip() or pytest.fail(
         "committed files changed by the commands so far:\n" + out[-2000:])),
+    ".venv/bin/python -m autograder grade submissions/bob.ipynb --part masks": skip(
+        "the `grade` line of 'Grading one notebook' with fewer options; that line is run, --part masks included"),
+    ".venv/bin/python -m autograder grade-all ../regrade/ --out grades.csv": run(
+        has("grades.csv: 1 updated, 0 added, 1 kept"), before=regrade_folder, after=CLASS_GRADE_ALL),
+    "make gradescope FEEDBACK=checks VISIBILITY=after_published": run(
+        zipped(FEEDBACK="checks", VISIBILITY="after_published")),
+    "make gradescope VISIBILITY=after_due_date": run(zipped(FEEDBACK="hints", VISIBILITY="after_due_date")),
     "GRADING=1": prose("the variable the grader sets for the notebook, not a command"),
     "make autograde SUBMISSION=submissions/ada.ipynb OUT=results.json": run(graded_solution),
     ".venv/bin/python -m autograder grade submissions/bob.ipynb --out results.json --part masks --junit-xml "
     "junit.xml --visibility after_due_date --budget 300 --feedback values": run(graded_blank_with_options),
-    "make gradescope FEEDBACK=values": run(zip_feedback("values")),
+    "make gradescope FEEDBACK=values": run(zipped(FEEDBACK="values")),
     "make nbgrader-autograde FEEDBACK=values": dry(
         "`make nbgrader-autograde` (run below) with one option (~25 s more); make -n checks it reaches the "
         "command, test_nbgrader_flow grades at every level", check=has("--feedback values")),
@@ -309,10 +328,10 @@ PLAN = {
         lambda clone, out: list((clone / COURSE_REL / "feedback/bob").rglob("*.html")) or pytest.fail("no feedback"),
         cwd=str(COURSE_REL)),
     "../../.venv/bin/python -m nbgrader export": run(has("Exporting grades"), cwd=str(COURSE_REL)),
-    "make gradescope": run(zip_feedback("hints")),
+    "make gradescope": run(zipped(FEEDBACK="hints", VISIBILITY="visible")),
     f"GRADESCOPE_ROOT={GRADESCOPE_ROOT} GRADESCOPE_PYTHON=.venv/bin/python {GRADESCOPE_ROOT}/run_autograder": run(
         gradescope_graded, before=unzip_for_gradescope),
-    ".venv/bin/python -m autograder grade-all submissions/ --out grades.csv --jobs 2": run(class_graded),
+    CLASS_GRADE_ALL: run(class_graded),
     "make grade-all SUBMISSIONS=submissions/ GRADES=grades.csv JOBS=2": through_make(
         ".venv/bin/python -m autograder grade-all submissions/ --out grades.csv --jobs 2",
         "a rerun grades nothing new"),
@@ -347,6 +366,8 @@ def test_every_readme_command_is_planned():
     assert not stale, f"PLAN entries the README no longer has: {stale}"
     for command, step in PLAN.items():
         assert step.kind == "run" or step.reason, f"{command!r}: a command not run needs a reason"
+        assert not step.after or step.after in typed, f"{command!r} runs after {step.after!r}, not in the README"
+    assert sorted(run_order()) == sorted(typed)
 
 
 def test_readme_names_the_main_commands():
@@ -406,7 +427,7 @@ def readme_run(tmp_path_factory, solution_notebook):
     shutil.copy(solution_notebook, clone / "submissions/ada.ipynb")
     shutil.copy(clone / STUDENT_REL, clone / "submissions/bob.ipynb")
     env, outcome, timings = shell_env(), {}, []
-    for _, typed in readme_commands():
+    for typed in run_order():
         step = PLAN.get(typed)
         if step is None or step.kind == "prose" or (step.kind == "skip" and not step.check):
             continue
@@ -432,6 +453,14 @@ def readme_run(tmp_path_factory, solution_notebook):
     print("\n".join(f"{seconds:6.1f} s  {command}" for seconds, command in timings))
     yield outcome
     shutil.rmtree(base, ignore_errors=True)
+
+
+def run_order():
+    """The README's order, except that a step with `after` follows that command (a regrade needs a class)."""
+    order = [t for _, t in readme_commands() if not (t in PLAN and PLAN[t].after)]
+    for typed in [t for _, t in readme_commands() if t in PLAN and PLAN[t].after]:
+        order.insert(order.index(PLAN[typed].after) + 1, typed)
+    return order
 
 
 def planned(*kinds):
