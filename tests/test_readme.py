@@ -7,12 +7,14 @@ starts like a command (`make …`, `python -…`, `.venv/bin/…`, `../../.venv/
 `git …`, `VAR=value…`). Each must be in PLAN: run for real, run as `make -n` only, skipped, or a
 name in a sentence rather than a command to type; all but the first with the reason.
 `test_every_readme_command_is_planned` (fast) fails on a README command PLAN does not know,
-and on a PLAN entry the README no longer has, so a new command is covered or justified.
+and on a PLAN entry the README no longer has, so a new command is run or its skip justified:
+`run()` (exit 0, plus any check) is the one-line entry for a command that can run here.
 
 How they run (slow). `git clone` of this checkout into a temporary folder, checked out at
 HEAD plus the uncommitted changes to tracked files (`git stash create`, which changes neither
 the work tree nor any ref); untracked files are not in it, as they would not be in anyone's
-clone. Then the commands in the README's order, each as `bash -c` from the clone's root (or
+clone. Then the commands in the README's order (a step's `after` moves it: regrading one
+student needs the class graded first), each as `bash -c` from the clone's root (or
 the folder the README names), in the environment of a shell that never activated anything:
 no virtualenv's bin/ on PATH (the one `make test` puts there is removed), no VIRTUAL_ENV,
 PYTHONPATH, PYTHONHASHSEED or make variables. The README's placeholders become real paths
@@ -26,8 +28,8 @@ clean: .gitignore covers everything the commands wrote. The clone (~1.5 GB with 
 deleted afterwards.
 
 What is fresh and what is not. Fresh: the clone, its `.venv` (a real `make install` through
-the README's first command `make release`: a new venv, `pip install -r requirements.txt`, the
-package link and both kernels), its `build/` (course, secret, reference cache) and every file
+the README's first command `make release`: a new venv, the pinned requirements, the package
+installed editable from the clone, and both kernels), its `build/` (course, secret, reference cache) and every file
 the commands write. Shared with the machine: pip's download cache (so the install takes
 ~40 s, not a download; CI's own fresh clone proves the same install), the system's python3
 and Debian packages (`make install-pdf` finds Chromium there once `make test` installed it),
