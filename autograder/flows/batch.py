@@ -378,7 +378,7 @@ def _exports(args, rows, csv_path, log, points):
         _, written = collect(args.submissions, args.assignment, skip=mine)
         path = csv_path.with_name(f"{csv_path.stem}_written.json")
         write_atomic(path, json.dumps(summary(written), indent=1))
-        print(f"wrote {path} (the written answers; `python -m autograder written` makes the TAs' pages and PDFs)")
+        print(f"wrote {path} (the written answers; `make written SUBMISSIONS=...` makes the TAs' pages and PDFs)")
     except Exception:  # noqa: BLE001 - the grades are written; `written` can extract the answers again
         log.write(f"could not extract the written answers:\n{traceback.format_exc()}")
         failed = True

@@ -1,5 +1,7 @@
 """python rss.py CMD...: run CMD, report the peak RSS of each process of its tree (not the sandboxed workers' cgroup)."""
-import subprocess, sys, time
+import subprocess
+import sys
+import time
 import psutil
 p = subprocess.Popen(sys.argv[1:])
 root = psutil.Process(p.pid)
