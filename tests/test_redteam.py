@@ -68,6 +68,10 @@ def test_large_replies_are_not_kept_for_the_diagnosis(tmp_path):
     _, base_peak = grade_watching_memory(SOLUTION, tmp_path / "base.json")
     results, peak = grade_watching_memory(tmp_path / "attack.ipynb", tmp_path / "attack.json")
     assert not any(t["name"].startswith("Autograder failed") for t in results["tests"])
+    # Functions that return a constant earn nothing, not even the side properties (inputs left
+    # unchanged, mode restored, silent on a causal model): those count only for a call that did
+    # its job. Before, this notebook scored 5.
+    assert results["score"] == 0, [(t["name"], t["score"]) for t in results["tests"] if t["score"]]
     # A few replies in flight at a time (each under the 64 MiB cap), not every reply of the grade.
     assert peak - base_peak < 512, (f"the grading process peaked at {peak} MiB against {base_peak} MiB for the "
                                     f"solution: every {case.MIB} MiB reply was kept")

@@ -123,7 +123,12 @@ def expect_close(actual, expected, what, tol=TOL["exact"], why=None, hint=""):
 
 
 def expect_unchanged(outcome, names, what):
-    """No positional tensor argument was modified in place (outcome from student.call)."""
+    """No positional tensor argument was modified in place (outcome from student.call).
+
+    A side property like this one (or "mode restored", "passes silently on a causal model")
+    earns its point only on a call that also did the function's job, checked first by the
+    caller: a stub returning a constant leaves its inputs alone too (red team, round 2).
+    """
     changed = [names[i] if i < len(names) else f"argument {i}" for i in outcome.mutated]
     expect(not changed, f"{what} modified its input {', '.join(changed)} in place; work on a copy "
                         f"(e.g. x.clone() or out-of-place ops) so the caller's tensors stay as they were.")

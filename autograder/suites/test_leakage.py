@@ -89,16 +89,20 @@ def test_eval_mode_with_dropout(student):
 def test_mode_restored(student):
     """The model's train/eval mode is restored"""
     model = lab_model("causal", 5, dropout=0.2, training=True)
-    student.call("prefix_change", model, _tokens(), CUT, lab().VOCAB)
+    outcome = student.call("prefix_change", model, _tokens(), CUT, lab().VOCAB)
+    expect(outcome.forward_modes, "prefix_change never ran the model, so it had no mode to restore: run it on the "
+                                  "tokens and on the changed tokens, and compare the logits before the cut.")
     expect(model.training, f"the model was in train mode before prefix_change and in "
                                     f"{'train' if model.training else 'eval'} mode after; "
                                     f"remember model.training and call model.train(was_training) at the end.")
 
 
 @pytest.mark.points(1)
-def test_tokens_unchanged(student):
+def test_tokens_unchanged(student, ref):
     """tokens are left unchanged"""
     outcome = student.call("prefix_change", lab_model("none", 6), _tokens(), CUT, lab().VOCAB)
+    _expect_value(expect_float(outcome.value, "prefix_change"), _reference(ref, "none", 6),
+                  "prefix_change on a model that reads the future")  # the call did its job (expect_unchanged)
     expect_unchanged(outcome, ["model", "tokens"], "prefix_change")
 
 
@@ -128,7 +132,9 @@ def _expect_raises(student, model, what, check_message=True, **kwargs):
 @pytest.mark.points(1)
 def test_assert_passes_on_causal(student):
     """assert_no_future_leakage passes silently on a causal model"""
-    student.call("assert_no_future_leakage", lab_model("causal", 8), _tokens(), CUT, lab().VOCAB)
+    outcome = student.call("assert_no_future_leakage", lab_model("causal", 8), _tokens(), CUT, lab().VOCAB)
+    expect(outcome.forward_modes, "assert_no_future_leakage returned without running the model: passing silently "
+                                  "counts only for a check that measured the change (call prefix_change).")
 
 
 @pytest.mark.points(1)

@@ -211,11 +211,16 @@ def _reads_right_without_temperature(student, q, k, v, blocked):
 
 
 @pytest.mark.points(1)
-def test_inputs_unchanged(student):
+def test_inputs_unchanged(student, ref):
     """Inputs are not modified in place"""
     q, k, v = _randn(N, TQ, DK, seed=91), _randn(N, TK, DK, seed=92), _randn(N, TK, DV, seed=93)
     blocked = _blocked(N, TQ, TK, seed=94)
-    expect_unchanged(student.call("attention_read", q, k, v, blocked, 0.5), ["q", "k", "v", "blocked"],
-                     "attention_read")
+    read = student.call("attention_read", q, k, v, blocked, 0.5)
+    out, _ = expect_pair(read.value, "attention_read")  # the call did its job (expect_unchanged)
+    expect_close(out, ref.attention_read(q.double(), k.double(), v.double(), blocked, 0.5)[0],
+                 "output at temperature 0.5", TOL["float32"])
+    expect_unchanged(read, ["q", "k", "v", "blocked"], "attention_read")
     scores = _randn(TQ, TK, seed=95) * 50
-    expect_unchanged(student.call("stable_softmax", scores), ["scores"], "stable_softmax")
+    softmax = student.call("stable_softmax", scores)
+    expect_close(softmax.value, torch.softmax(scores.double(), -1), "stable_softmax(scores)", TOL["float32"])
+    expect_unchanged(softmax, ["scores"], "stable_softmax")

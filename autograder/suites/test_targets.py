@@ -108,4 +108,8 @@ def test_loss_other_shape(student):
 def test_loss_inputs_unchanged(student):
     """next_token_loss leaves logits and targets unchanged"""
     logits, targets = _problem(4)
-    expect_unchanged(student.call("next_token_loss", logits, targets), ["logits", "targets"], "next_token_loss")
+    loss = student.call("next_token_loss", logits, targets)
+    expect_tensor(loss.value, "next_token_loss")  # the call did its job (expect_unchanged)
+    expect_close(loss.value.reshape(()) if loss.value.numel() == 1 else loss.value,
+                 _truth(logits, targets), f"next_token_loss on (N, T, V) = {tuple(logits.shape)}", TOL["loss"])
+    expect_unchanged(loss, ["logits", "targets"], "next_token_loss")
