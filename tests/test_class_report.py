@@ -16,6 +16,7 @@ from autograder.flows import batch_summary, class_report
 from tests.batch.small_class import EXPECTED, HOSTILE
 
 from autograder.assignment import ROOT
+from autograder.engine.submission_file import SubmissionStatus
 CATEGORY = {"attempted": class_report.ATTEMPTED, "blank": class_report.BLANK, "none": class_report.NO_NOTEBOOK}
 
 
@@ -127,6 +128,17 @@ def test_report_without_causes_has_no_cause_table(tmp_path):
     for path in (tmp_path / "grades_checks").iterdir():
         path.write_text(path.read_text().replace('"cause": "<b>off by one</b>"', '"cause": ""'))
     assert "causes" not in Page(class_report.write(out).read_text()).tables
+
+
+@pytest.mark.parametrize("status", list(SubmissionStatus))
+def test_every_refused_upload_is_counted_apart(status):
+    # A zero without a notebook says nothing about any part: such rows go to their own category
+    # and their own colour in the plots, whatever the reason the upload was refused (too-large included).
+    row = {"student": "s", "total": 0.0, "status": status.value, "masks": 0.0}  # as read back from the CSV
+    refused = status in (SubmissionStatus.NOT_A_NOTEBOOK, SubmissionStatus.TOO_LARGE,
+                         SubmissionStatus.NO_NOTEBOOK, SubmissionStatus.SEVERAL_NOTEBOOKS)
+    assert status.gradable is not refused
+    assert (class_report.category(row, []) == class_report.NO_NOTEBOOK) is refused
 
 
 def test_merge_keeps_others_and_says_what_changed(tmp_path):

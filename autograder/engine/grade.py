@@ -19,6 +19,7 @@ from . import probes, secret
 from .catalog import catalog
 from .plugin import Status, TestResult, run_suites
 from .student import Student
+from .submission_file import NOT_A_NOTEBOOK
 from .supervisor import CellReport, Limits, WorkerSession
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class GradeReport:
 class NotebookError(Exception):
     """The file is not a notebook we can run; the message is for the student, ``kind`` its grades.csv status."""
 
-    def __init__(self, message: str, kind: str = "not-a-notebook") -> None:
+    def __init__(self, message: str, kind: str = NOT_A_NOTEBOOK) -> None:
         super().__init__(message)
         self.kind = kind
 

@@ -16,13 +16,36 @@ import errno
 import math
 import os
 import stat
+from enum import StrEnum
 from pathlib import Path
 
 MAX_NOTEBOOK_MIB = 32  # far above an honest notebook (the released one is ~60 KiB; 5 MiB literals grade)
 MAX_NOTEBOOK_BYTES = MAX_NOTEBOOK_MIB << 20
 
-# Statuses (grades.csv) of what is refused.
-NOT_A_NOTEBOOK, TOO_LARGE, MISSING = "not-a-notebook", "too-large", "no-notebook"
+
+
+class SubmissionStatus(StrEnum):
+    """A submission's status in grades.csv and the batch's records. A StrEnum: written as its value,
+    and equal to it, so rows read back from a CSV compare with the members directly."""
+    GRADED = "graded"  # every part graded
+    INCOMPLETE = "incomplete"  # the worker broke (time budget, crashes): the points are partial
+    GRADER_ERROR = "grader-error"  # ours, never the student's; retried on the next run
+    NOT_A_NOTEBOOK = "not-a-notebook"  # the file is no notebook we will read (a link, invalid JSON, ...)
+    TOO_LARGE = "too-large"  # over MAX_NOTEBOOK_MIB
+    NO_NOTEBOOK = "no-notebook"  # the submission holds no .ipynb
+    SEVERAL_NOTEBOOKS = "several-notebooks"  # and none of them is named like the assignment
+
+    @property
+    def gradable(self) -> bool:
+        """Whether a notebook was there to grade (a zero without one says nothing about any part)."""
+        return self not in UNGRADABLE
+
+
+UNGRADABLE = frozenset({SubmissionStatus.NOT_A_NOTEBOOK, SubmissionStatus.TOO_LARGE,
+                        SubmissionStatus.NO_NOTEBOOK, SubmissionStatus.SEVERAL_NOTEBOOKS})
+# What is refused here, by its status.
+NOT_A_NOTEBOOK, TOO_LARGE, MISSING = (SubmissionStatus.NOT_A_NOTEBOOK, SubmissionStatus.TOO_LARGE,
+                                      SubmissionStatus.NO_NOTEBOOK)
 
 
 class SubmissionFileError(Exception):

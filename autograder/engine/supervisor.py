@@ -56,7 +56,7 @@ class Limits:
 @dataclass
 class CellReport:
     index: int
-    error: dict = None
+    error: dict | None = None  # {"type", "message"} of what the cell raised
     output: str = ""
     fatal: str = ""  # the cell killed or hung its worker and is skipped from then on
 

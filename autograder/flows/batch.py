@@ -34,6 +34,7 @@ from pathlib import Path
 from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS, ROOT
 from ..engine import submission_file
+from ..engine.submission_file import SubmissionStatus as Row
 from ..cli import feedback_option, visibility_option
 from ..settings import DEFAULT_FEEDBACK
 from ..engine.safe_text import redact, text as safe_line
@@ -108,7 +109,7 @@ def discover(folder, assignment, skip=()):
             try:
                 sub = _from_folder(entry, assignment)
             except OSError as err:
-                sub = Submission(entry.name, None, "no-notebook", f"the folder could not be read ({err.strerror})")
+                sub = Submission(entry.name, None, Row.NO_NOTEBOOK, f"the folder could not be read ({err.strerror})")
         elif notebook_name or stat.S_ISLNK(mode):
             sub = _from_file(student_of_file(entry.name) if notebook_name else entry.name, entry)
         else:
@@ -182,10 +183,10 @@ def _from_folder(folder, assignment):
         for sub in preferred or subfolders:
             notebooks += _notebooks(sub)
     if not notebooks:
-        return Submission(folder.name, None, "no-notebook", "no .ipynb file in the submission")
+        return Submission(folder.name, None, Row.NO_NOTEBOOK, "no .ipynb file in the submission")
     if len(notebooks) > 1:
         names = ", ".join(str(n.relative_to(folder)) for n in notebooks)
-        return Submission(folder.name, None, "several-notebooks",
+        return Submission(folder.name, None, Row.SEVERAL_NOTEBOOKS,
                           f"several notebooks ({names}); submit exactly one")
     return _from_file(folder.name, notebooks[0])
 
@@ -259,7 +260,7 @@ def run(args):
             continue
         record = None if args.regrade else _load(feedback / sub.student / "record.json")
         if (record and record.get("sha256") == sub.sha256 and record.get("key") == key
-                and record["row"]["status"] != "grader-error"):
+                and record["row"]["status"] != Row.GRADER_ERROR):
             rows[sub.student] = record["row"]
             log.write(f"reused {sub.student} sha256={sub.sha256[:12]} total={record['row']['total']:g}")
             continue
@@ -306,7 +307,7 @@ def run(args):
             raise
         pool.close()
     bar.close()
-    ordered = [rows.get(s.student) or _row(s, {"status": "grader-error", "problem": "not graded"}, source)
+    ordered = [rows.get(s.student) or _row(s, {"status": Row.GRADER_ERROR, "problem": "not graded"}, source)
                for s in subs]
     ordered, change = _merge(previous, ordered, csv_path.name)
     if hand:  # after the merge: the hand scores reach kept students too
@@ -330,7 +331,7 @@ def run(args):
         log.write(change)
     failed = _exports(args, ordered, csv_path, log, sum(part_max.values()))
     log.write(f"done: {len(ordered)} rows in {summary['seconds']:g} s")
-    return 1 if summary["statuses"].get("grader-error") or failed else 0
+    return 1 if summary["statuses"].get(Row.GRADER_ERROR) or failed else 0
 
 
 # ---- into an existing --out, and what is written from the whole class ----------------------
@@ -467,7 +468,7 @@ def _write_result_or_error(sub, result, feedback, source, key, log):
             (feedback / sub.student / "record.json").unlink(missing_ok=True)
         except OSError:
             pass
-        return _row(sub, {"status": "grader-error", "problem": "the grader could not write this result"}, source)
+        return _row(sub, {"status": Row.GRADER_ERROR, "problem": "the grader could not write this result"}, source)
 
 
 def _write_result(sub, result, feedback, source, key, log):
@@ -509,7 +510,7 @@ def _write_problems(problems, rows, feedback, args, log, checks=None):
             log.write(f"{sub.status} {sub.student}: {redact(sub.detail)}")
         except Exception:  # noqa: BLE001 - one student's files must not stop the class
             log.write(f"could not write the result of {sub.student}:\n{traceback.format_exc()}")
-            rows[sub.student] = _row(sub, {"status": sub.status or "grader-error", "problem": sub.detail}, None)
+            rows[sub.student] = _row(sub, {"status": sub.status or Row.GRADER_ERROR, "problem": sub.detail}, None)
 
 
 def _load(path):

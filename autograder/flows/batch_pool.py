@@ -72,24 +72,25 @@ def _grade_one(task, grader, options):
     from ..engine import report as rep
     from ..engine.grade import NotebookError, read_code_cells
     from ..engine.plugin import Status
+    from ..engine.submission_file import SubmissionStatus as Row
 
     path = task["path"]
     try:
         read_code_cells(path)
-        status = "graded"
+        status = Row.GRADED
     except NotebookError as err:
-        status = err.kind
+        status = Row(err.kind)
     except OSError:
-        status = "not-a-notebook"
+        status = Row.NOT_A_NOTEBOOK
     report = grader.grade(path, options["parts"], hide=options["hide"])
     level = grader.feedback
     internal = [f"{r.nodeid}\n{r.internal}" for r in report.results
                 if r.internal and (r.status is Status.GRADER_ERROR or options.get("debug"))]
-    if status == "graded":
+    if status is Row.GRADED:
         if any(r.status is Status.GRADER_ERROR for r in report.results):
-            status = "grader-error"
+            status = Row.GRADER_ERROR
         elif report.problem:
-            status = "incomplete"  # the worker broke (time budget, crashes); points are partial
+            status = Row.INCOMPLETE  # the worker broke (time budget, crashes); points are partial
     report.submission = SUBMISSION_TOKEN
     return {"status": status, "score": report.score, "max_score": report.max_score,
             "by_part": {part: [got, top] for part, (got, top) in report.by_part().items()},
@@ -117,8 +118,9 @@ def checks(report):
 
 def grader_error(message, internal, seconds):
     from ..engine import report as rep
+    from ..engine.submission_file import SubmissionStatus as Row
 
-    return {"status": "grader-error", "score": 0.0, "max_score": None, "by_part": {}, "problem": message,
+    return {"status": Row.GRADER_ERROR, "score": 0.0, "max_score": None, "by_part": {}, "problem": message,
             "seconds": round(seconds, 2), "gradescope": rep.crash_results(message, seconds),
             "table": f"{SUBMISSION_TOKEN}\n\n  ! Autograder failed: {message}\n  (score 0; your instructor has "
                      f"the details. It is not your fault.)",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..assignment import PART_IDS as PARTS
 from ..engine.safe_text import csv_cell, csv_text
+from ..engine.submission_file import UNGRADABLE, SubmissionStatus as Row
 
 TAIL = ["total", "status", "seconds", "notebook", "sha256", "detail"]
 
@@ -129,7 +130,7 @@ def summarize(rows, part_max):
     statuses = {}
     for row in rows:
         statuses[row["status"]] = statuses.get(row["status"], 0) + 1
-    graded = [row["total"] for row in rows if row["status"] == "graded"]
+    graded = [row["total"] for row in rows if row["status"] == Row.GRADED]
     return {"submissions": len(rows), "statuses": statuses,
             "total": _stats([row["total"] for row in rows if row.get("total") is not None], sum(part_max.values())),
             "total_graded_only": _stats(graded, sum(part_max.values())),
@@ -179,8 +180,8 @@ def histograms(rows, part_max, folder):
     return made
 
 
-# Rows without a notebook to grade: shown apart in the plots (their zero says nothing about the part).
-UNGRADABLE = ("not-a-notebook", "no-notebook", "several-notebooks")
+# Rows without a notebook to grade (SubmissionStatus.gradable) are shown apart in the plots:
+# their zero says nothing about the part.
 NO_NOTEBOOK = "no gradable notebook"
 COLOURS = {"graded": "#4C72B0", "attempted": "#4C72B0", "blank (nothing implemented)": "#DD8452",
            NO_NOTEBOOK: "#C44E52"}

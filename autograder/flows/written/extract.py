@@ -156,7 +156,7 @@ def _normal(code):
 class NotANotebook(Exception):
     """The file cannot be read as a notebook; ``str()`` is for the student, ``kind`` a grades.csv status."""
 
-    def __init__(self, message, kind="not-a-notebook"):
+    def __init__(self, message, kind=submission_file.NOT_A_NOTEBOOK):
         super().__init__(message)
         self.kind = kind
 
