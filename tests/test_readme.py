@@ -354,6 +354,7 @@ PLAN = {
         "test_student_ci runs the script on solved notebooks",
         check=has("cp submissions/ada.ipynb build/student-repo/")),
     "make bench": dry("measures grading speed for ~10 minutes (bench/results.md); not a test"),
+    "make lint": run(has("All checks passed")),
 }
 
 
