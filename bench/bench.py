@@ -5,14 +5,16 @@ the solutions filled in; every tenth, from s003, with a broken causal mask) in a
 
   floor      `python -c "import torch"` (a fresh interpreter that can do anything at all)
   compute    the checks' own compute: in one warm grading process (one Template, the
-             reference run done, the first grade discarded), the time a fresh worker
-             takes to run the notebook's cells plus the bodies of the hidden tests and
-             their fixtures (worker calls and the smoke training included); pytest's own
-             bookkeeping, process start-up and imports are not in it
+             reference run done, the first grade discarded), the bodies of the hidden tests
+             and their fixtures (worker calls, the wait for the worker's notebook run and the
+             smoke training included); pytest's own bookkeeping, process start-up and imports
+             are not in it
   warm       the whole second-and-later grade in that process (what batch grading pays)
   cold       `python -m autograder grade NB` (a single submission, everything from scratch)
   batch      `python -m autograder grade-all` with --jobs 1 and --jobs $(nproc): wall / N
-  nbgrader   `nbgrader autograde` per student in the course copy (GRADING=1, like ours)
+  nbgrader   stock `nbgrader autograde` in a copy of the course whose test cells run the hidden
+             suites in the student's kernel (bench/stock_cell.py; GRADING=1, like ours): once for
+             the whole group (how a class is autograded) and once per student (`--student`)
   seed smoke the seed's own script, `python dl-week-7.py --smoke` (extracted from the lesson in
              ../shared/seed when it is there, else `python -m solutions.lab --smoke`, our rewrite):
              a cold grade should cost no more than running the lab once
@@ -131,13 +133,13 @@ def inner_warm(paths):
 
     Stopwatch = type("Stopwatch", (), {"pytest_fixture_setup": stopwatch("fixtures"),
                                        "pytest_pyfunc_call": stopwatch("tests")})
-    main = pytest.main
-    pytest.main = lambda args, plugins=(): main(args, plugins=[*plugins, Stopwatch()])
+    from autograder.engine import suite_session
+    suite_session.shared().config.pluginmanager.register(Stopwatch())  # the session every grade runs in
 
     def notebook_run(path):
         """The notebook's own run, timed alone: a fresh worker forked, every cell run, ready.
 
-        In a grade it overlaps with pytest's collection, so it is timed here, separately.
+        Shown on its own; in a grade the first check waits for it, so it is inside "tests" too.
         """
         session = WorkerSession(grader.template, read_code_cells(path))
         t = time.perf_counter()
@@ -166,7 +168,7 @@ def inner_warm(paths):
             spent.update(cells=notebook_run(path), fixtures=0.0, tests=0.0)
             t = time.perf_counter()
             report = grader.grade(path)
-            rows.append({"wall": time.perf_counter() - t, "compute": sum(spent.values()), **spent,
+            rows.append({"wall": time.perf_counter() - t, "compute": spent["fixtures"] + spent["tests"], **spent,
                          "score": report.score, "first": i == 0})
             if i == 0:  # the reference run is paid once per machine (build/cache); time it on its own
                 reference_runs.smoke_run.cache_clear()
@@ -198,6 +200,10 @@ def seed_smoke_command(workdir):
     return [sys.executable, "-m", "solutions.lab", "--smoke"], "python -m solutions.lab --smoke (seed not found)"
 
 
+def _met(ok):
+    return "met" if ok else "NOT met"
+
+
 def median(values):
     return statistics.median(values) if values else float("nan")
 
@@ -206,12 +212,16 @@ def load():
     return " / ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def stock_course(course, workdir, nb_env):
+def stock_course(course, workdir, nb_env, students):
     """A copy of the bench course graded the stock nbgrader way: each test cell runs its part's hidden
-    suite in the student's own `python3` kernel (bench/stock_cell.py; all or nothing per cell)."""
+    suite in the student's own `python3` kernel (bench/stock_cell.py; all or nothing per cell).
+    Only ``students``' submissions are in it, so one `nbgrader autograde` call grades exactly those."""
     stock = workdir / "course-stock"
     shutil.rmtree(stock, ignore_errors=True)
     shutil.copytree(course, stock, ignore=shutil.ignore_patterns("isolated", "autograded", "feedback"))
+    for folder in (stock / "submitted").iterdir():
+        if folder.name not in students:
+            shutil.rmtree(folder)
     (stock / "nbgrader_config.py").write_text(
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.root = {str(stock)!r}\n"
@@ -323,7 +333,12 @@ def main(argv=None):
     nb_times, nb_env = [], env(GRADING="1", MPLBACKEND="Agg", OMP_NUM_THREADS="1",
                                JUPYTER_PATH=os.path.join(sys.prefix, "share", "jupyter"),
                                PYTHONPATH=str(ROOT / "bench"))  # stock_cell, for the stock course's kernels
-    stock = stock_course(course, args.workdir, nb_env)
+    stock = stock_course(course, args.workdir, nb_env, nb_students)
+    # The whole group in one call, as a class is autograded (nbgrader's own start-up paid once) ...
+    nb_class = timed([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--force"], cwd=stock,
+                     environ=nb_env, kind="nbgrader-class")[0] / len(nb_students)
+    print(f"  stock nbgrader autograde, one call for {len(nb_students)}: {nb_class:.1f} s per student", flush=True)
+    # ... and one call per student (`--student`, as when submissions are graded as they come in).
     for student in nb_students:
         nb_times.append(timed([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", student,
                                "--force"], cwd=stock, environ=nb_env, kind="nbgrader")[0])
@@ -379,9 +394,13 @@ def main(argv=None):
         f"{per_j1 / per_jn:.2f} x faster than --jobs 1 | |",
         f"| `make nbgrader-autograde` (confined: sandboxed grade + nbgrader, n={len(nb_students)}, wall / n) | "
         f"{confined / len(nb_students):.2f} | | |",
-        f"| stock `nbgrader autograde` (python3 kernel, one call per student, n={len(nb_times)}) | {nbg:.2f} | "
+        f"| stock `nbgrader autograde`, one call for the group (python3 kernel, n={len(nb_students)}, wall / n) | "
+        f"{nb_class:.2f} | {nb_class / per_j1:.1f} x `--jobs 1`, {nb_class / per_jn:.1f} x `--jobs {args.jobs}` | "
+        f">= 25 x slower than `make grade-all` (--jobs {args.jobs}): {_met(nb_class >= 25 * per_jn)}; "
+        f"than --jobs 1: {_met(nb_class >= 25 * per_j1)} |",
+        f"| stock `nbgrader autograde --student`, one call per student (n={len(nb_times)}) | {nbg:.2f} | "
         f"{nbg / per_j1:.1f} x `--jobs 1`, {nbg / per_jn:.1f} x `--jobs {args.jobs}` | "
-        f">= 25 x slower than batch (both): {'met' if nbg >= 25 * max(per_j1, per_jn) else 'NOT met'} |",
+        f">= 25 x: --jobs {args.jobs} {_met(nbg >= 25 * per_jn)}, --jobs 1 {_met(nbg >= 25 * per_j1)} |",
         "",
         f"Not in the rows above: the reference smoke run, {first.get('smoke_run', 0):.2f} s once per machine (then "
         f"read from build/cache); the first grade of a fresh grading process, {first['wall']:.2f} s (template "
@@ -398,8 +417,10 @@ def main(argv=None):
         f"CPU seconds (user + system, all processes; less sensitive to the load than wall time): "
         f"import torch {median(CPU['import']):.1f}, cold grade {median(CPU['cold']):.1f}, "
         f"grade-all --jobs 1 {CPU['j1'][0] / len(j1_rows):.1f} and --jobs {args.jobs} "
-        f"{CPU[f'j{args.jobs}'][0] / len(jn_rows):.1f} per submission, nbgrader {median(CPU['nbgrader']):.1f} "
-        f"per submission ({median(CPU['nbgrader']) / (CPU['j1'][0] / len(j1_rows)):.1f} x grade-all --jobs 1).",
+        f"{CPU[f'j{args.jobs}'][0] / len(jn_rows):.1f} per submission, nbgrader "
+        f"{CPU['nbgrader-class'][0] / len(nb_students):.1f} per submission in one call for the group "
+        f"({CPU['nbgrader-class'][0] / len(nb_students) / (CPU['j1'][0] / len(j1_rows)):.1f} x grade-all --jobs 1), "
+        f"{median(CPU['nbgrader']):.1f} per student called one by one.",
         "",
         f"Raw seconds: cold {[round(x, 2) for x in cold]}, import torch {[round(x, 2) for x in floor_import]}, "
         f"nbgrader {[round(x, 1) for x in nb_times]}, grade-all wall --jobs 1 {j1_wall:.1f}, "

@@ -3,13 +3,9 @@
 The points live beside each test (``@pytest.mark.points``); everything else that needs
 them (the notebook's graded cells, the results, the README table) asks this module.
 """
-import io
-from contextlib import redirect_stdout
 from dataclasses import dataclass
 
-import pytest
-
-from ..assignment import PART_IDS as PARTS, SUITES
+from ..assignment import PART_IDS as PARTS
 
 
 @dataclass(frozen=True)
@@ -32,52 +28,21 @@ def describe(item):
     return TestInfo(item.nodeid, part.args[0], float(points.args[0]), doc)
 
 
-class _Collector:
-    def __init__(self):
-        self.tests = []
-
-    def pytest_collection_modifyitems(self, items):
-        self.tests = [describe(item) for item in items]
+_cache = []  # the catalog, once known: recorded by this process's suite session from its collection
 
 
-class Recorder:
-    """Plugin for a grading run: remembers the catalog from that run's own collection.
-
-    It sees every item before any part filter deselects some, and only a collection
-    without errors counts, so what it records is what ``catalog()`` would collect.
-    """
-
-    def __init__(self):
-        self.tests, self.failed = None, False
-
-    def pytest_collectreport(self, report):
-        self.failed = self.failed or report.failed
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_modifyitems(self, items):
-        try:
-            self.tests = tuple(describe(item) for item in items)
-        except RuntimeError:
-            self.tests = None  # a suite bug: catalog() collects on its own and reports it
-
-    def remember(self):
-        if self.tests is not None and not self.failed and not _cache:
-            _cache.append(self.tests)
-
-
-_cache = []  # the catalog, once known: collected by catalog() or recorded by the first grading run
+def remember(tests):
+    """Record the catalog (a suite session's collection, every item; it is the same in every session)."""
+    if not _cache:
+        _cache.append(tuple(tests))
 
 
 def catalog():
+    """Every hidden test (TestInfo), in the order the suites run them: collected once per process,
+    by the process's suite session (engine/suite_session.py), which then grades with that collection."""
     if not _cache:
-        collector = _Collector()
-        with redirect_stdout(io.StringIO()):
-            code = pytest.main([str(SUITES), "--collect-only", "-q", "-p", "no:cacheprovider", "--assert=plain"],
-                               plugins=[collector])
-        if code != 0:
-            raise RuntimeError(f"collecting the hidden suites failed (pytest exit {code})")
-        if not _cache:
-            _cache.append(tuple(collector.tests))
+        from .suite_session import shared
+        shared()  # its collection records the catalog (remember), or raises if the suites do not collect
     return _cache[0]
 
 

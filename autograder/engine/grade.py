@@ -5,7 +5,6 @@ which owns the worker template it needs.
 """
 from __future__ import annotations
 
-import gc
 import json
 import os
 import time
@@ -161,24 +160,6 @@ def failed_everywhere(submission: str | os.PathLike, message: str, parts: Iterab
                        seconds=time.monotonic() - started if started else 0.0)
 
 
-class _FreezeHeap:
-    """After the first collection, move what is alive (PyTorch, pytest, the suites) out of the GC's sight.
-
-    pytest runs gc.collect() twice at the end of every session, and each full collection
-    walks PyTorch's whole heap (~0.4 s). Frozen once per grading process, collections
-    only walk one submission's objects. Garbage is collected first, so nothing
-    unreachable is kept alive.
-    """
-
-    done = False
-
-    def pytest_collection_finish(self, session):
-        if not _FreezeHeap.done:
-            _FreezeHeap.done = True
-            gc.collect()
-            gc.freeze()
-
-
 def grade_notebook(path: str | os.PathLike, template: Template, parts: Iterable[str] | None = None,
                    limits: Limits | None = None, hide: Iterable[str] = ()) -> GradeReport:
     """One notebook's report, its workers forked from ``template`` (engine/grader.py's, for flows)."""
@@ -194,7 +175,7 @@ def grade_notebook(path: str | os.PathLike, template: Template, parts: Iterable[
     try:
         session.prefetch()  # the worker runs the notebook while pytest collects
         probes.use_submission(probes.submission_base(secret.load(), digest))
-        results = run_suites(Student(session), parts, plugins=[_FreezeHeap()])
+        results = run_suites(Student(session), parts)
         cells_run = session.execution_report()
     finally:
         probes.use_submission(0)

@@ -2,19 +2,17 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
 import traceback
 from collections.abc import Iterable
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 import pytest
 
-from .catalog import SUITES, Recorder, catalog, describe
-from .student import STUDENT_KEY, GraderFault, SubmissionFault, WorkerLost
+from .catalog import catalog, describe
+from .student import GraderFault, SubmissionFault, WorkerLost
 
 GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
 
@@ -83,9 +81,6 @@ class GradingPlugin:
         """Each check starts with an empty record of the student's calls."""
         self._recorded().clear()
 
-    def pytest_configure(self, config):
-        config.stash[STUDENT_KEY] = self.student
-
     def pytest_runtest_setup(self, item):
         """Once the submission is out of budget or workers, skip the check's own reference work."""
         broken = getattr(getattr(self.student, "_transport", None), "broken", "")
@@ -110,7 +105,7 @@ class GradingPlugin:
                 if len(kept) < HISTORY_PER_FUNCTION and not any(sent is k for k in kept):
                     kept.append(sent)
 
-    def pytest_sessionfinish(self, session):
+    def finish(self):
         """Give each failed check its likely cause (TestResult.cause), or none when unsure; then let
         its hint follow the cause (autograder.diagnosis.hints).
 
@@ -170,39 +165,25 @@ class GradingPlugin:
                           GRADER_FAILED, internal)
 
 
-def run_suites(student: Any, parts: Iterable[str] | None = None, plugins: Iterable[object] = ()) -> list[TestResult]:
+def run_suites(student: Any, parts: Iterable[str] | None = None) -> list[TestResult]:
     """Run the hidden tests of ``parts`` (all by default) against ``student``; one TestResult per test.
 
-    The first run of a process also records the catalog from its own collection, so the
-    suites are not collected twice. ``plugins`` are extra pytest plugins for the run.
+    The tests run in this process's one pytest session (engine/suite_session.py: configured
+    and collected once, every fixture torn down after each run), which also records the
+    catalog from its own collection, so the suites are not collected twice.
     """
-    plugin, recorder = GradingPlugin(student), Recorder()
-    # No log capture: nothing reads it, and it costs a handler swap around every test phase.
-    args = [str(SUITES), "-q", "-p", "no:cacheprovider", "--assert=plain", "-p", "no:warnings", "-p", "no:logging"]
-    log = io.StringIO()
-    with redirect_stdout(log), redirect_stderr(log):
-        exit_code = pytest.main(args, plugins=[plugin, _PartFilter(parts), recorder, *plugins])
-    recorder.remember()
+    from .suite_session import shared
+
+    plugin = GradingPlugin(student)
+    session = shared()
+    log = session.run(student, plugin, parts)
+    plugin.finish()  # the diagnosis: once every check of this run is in
     wanted = [t for t in catalog() if parts is None or t.part in parts]
     results = []
     for test in wanted:
         found = plugin.results.get(test.nodeid)
         if found is None:
             found = TestResult(test.nodeid, test.part, test.title, test.points, 0.0, Status.GRADER_ERROR, GRADER_FAILED,
-                               f"test did not run (pytest exit {exit_code}):\n{log.getvalue()[-4000:]}")
+                               f"test did not run:\n{log[-4000:]}")
         results.append(found)
     return results
-
-
-class _PartFilter:
-    """Deselect tests outside the requested parts (by their part marker, not by file name)."""
-
-    def __init__(self, parts):
-        self.parts = set(parts) if parts else None
-
-    def pytest_collection_modifyitems(self, config, items):
-        if self.parts is None:
-            return
-        keep = [i for i in items if describe(i).part in self.parts]
-        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
-        items[:] = keep

@@ -328,8 +328,13 @@ class WorkerSession:
             raise WorkerLost(f"ran past its time limit ({timeout:.0f} s)")
         return message
 
-    def kill(self):
-        """SIGKILL the worker with everything it started (its PID namespace or process group)."""
+    def kill(self, wait=True):
+        """SIGKILL the worker with everything it started (its PID namespace or process group).
+
+        ``wait``: until it is gone (a replacement is about to start). At the end of a grade there
+        is no need: SIGKILL cannot be caught, its keeper reaps it and removes its control group,
+        and the next submission's worker has a uid and namespaces of its own.
+        """
         worker, self.worker = self.worker, None
         if worker is None or worker.state is WorkerState.GONE:
             return
@@ -343,7 +348,8 @@ class WorkerSession:
                 os.kill(target, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        _wait_gone(worker.pid)
+        if wait:
+            _wait_gone(worker.pid)
         self._forget(worker)
 
     # ---- transport ----------------------------------------------------------------------
@@ -415,7 +421,7 @@ class WorkerSession:
         return [self.reports[i] for i in sorted(self.reports)]
 
     def close(self):
-        self.kill()
+        self.kill(wait=False)
         self.arena.close()
         import shutil
         for workdir in self.workdirs:

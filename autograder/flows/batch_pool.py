@@ -132,9 +132,16 @@ def grader_error(message, internal, seconds):
 class _Slot:
     def __init__(self, index, process, conn):
         self.index, self.process, self.conn = index, process, conn
-        self.task = None  # the task sent to it and not answered yet
-        self.started = None  # monotonic time its grading process said "start"
-        self.sent = None  # monotonic time the task was sent (covers a grading process stuck starting)
+        # Tasks sent to it and not answered yet, oldest first: the next one waits in its pipe, so
+        # it starts grading as soon as it has sent a result, while the parent writes that result.
+        self.inflight = deque()
+        self.started = None  # monotonic time its grading process said "start" for the oldest
+        self.sent = None  # monotonic time the oldest was sent (covers a grading process stuck starting)
+
+    @property
+    def task(self):
+        """The task it is grading (or about to), or None."""
+        return self.inflight[0] if self.inflight else None
 
 
 class Pool:
@@ -155,15 +162,23 @@ class Pool:
         theirs.close()
         return _Slot(index, process, ours)
 
+    IN_FLIGHT = 2  # tasks per grading process: the one it grades and the next
+
     def run(self, tasks, on_result):
         queue = deque(tasks)
         tries = {}
         while queue or any(s.task for s in self.slots):
             for slot in self.slots:
-                if slot.task is None and queue:
-                    slot.task, slot.started, slot.sent = queue.popleft(), None, time.monotonic()
+                # A second task only while there is enough left for every process: at the end of the
+                # queue, a task waiting behind another would make an idle process wait too.
+                while queue and (not slot.inflight or (len(slot.inflight) < self.IN_FLIGHT
+                                                       and len(queue) > len(self.slots))):
+                    task = queue.popleft()
+                    if not slot.inflight:
+                        slot.started, slot.sent = None, time.monotonic()
+                    slot.inflight.append(task)
                     try:
-                        _send(slot.conn, {k: slot.task[k] for k in ("id", "path")})
+                        _send(slot.conn, {k: task[k] for k in ("id", "path")})
                     except OSError:
                         pass  # noticed below as a dead process
             busy = [s for s in self.slots if s.task]
@@ -175,8 +190,9 @@ class Pool:
                                  or (slot.task and now - slot.sent > 2 * self.deadline)):
                     lost = f"the grading process took more than {self.deadline:.0f} s and was stopped"
                 if lost:
-                    task = slot.task
+                    task, waiting = slot.task, list(slot.inflight)[1:]
                     self._replace(slot)
+                    queue.extendleft(reversed(waiting))  # never started: no try counted against them
                     tries[task["id"]] = tries.get(task["id"], 0) + 1
                     if tries[task["id"]] < 2:
                         queue.appendleft(task)  # once more, on a fresh grading process
@@ -191,7 +207,7 @@ class Pool:
                 if message["event"] == "start":
                     slot.started = time.monotonic()
                 elif message["event"] == "done" and message["id"] == slot.task["id"]:
-                    task, slot.task, slot.started = slot.task, None, None
+                    task, slot.started, slot.sent = slot.inflight.popleft(), None, time.monotonic()
                     on_result(task, message["result"])
         except (EOFError, OSError, ValueError):
             return "the grading process exited unexpectedly"
@@ -203,7 +219,8 @@ class Pool:
         _kill_tree(slot.process)
         slot.conn.close()
         fresh = self._spawn(slot.index)
-        slot.process, slot.conn, slot.task, slot.started = fresh.process, fresh.conn, None, None
+        slot.process, slot.conn, slot.started = fresh.process, fresh.conn, None
+        slot.inflight.clear()
 
     def close(self, force=False):
         """Hang up on every grading process; they close their template and exit."""

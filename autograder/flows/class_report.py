@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..assignment import PART_IDS as PARTS
 from ..engine.safe_text import text
+from ..engine.submission_file import UNGRADABLE
 from . import batch_summary as out
 
 NOT_IMPLEMENTED = "not implemented yet"
@@ -55,9 +56,15 @@ def run(args):
 
 
 def write(csv_path, html_path=None):
+    """report.html beside the CSV, and its histograms as <stem>_plots/<part>.png (drawn once, for both)."""
     csv_path = Path(csv_path)
     html_path = Path(html_path) if html_path else csv_path.with_name("report.html")
-    out.write_atomic(html_path, render(load(csv_path)))
+    pngs = {}
+    out.write_atomic(html_path, render(load(csv_path), pngs))
+    folder = csv_path.with_name(f"{csv_path.stem}_plots")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, png in pngs.items():
+        out.write_atomic(folder / f"{name}.png", png)
     return html_path
 
 
@@ -120,7 +127,7 @@ def _not_implemented(check):
 
 def category(row, checks):
     """attempted, blank (score 0 and every failed check "not implemented yet"), or no gradable notebook."""
-    if row.get("status") in out.UNGRADABLE:
+    if row.get("status") in UNGRADABLE:
         return NO_NOTEBOOK
     if checks and not (row.get("total") or 0):
         failed = [c for c in checks if _failed(c)]
@@ -240,7 +247,8 @@ details{margin:.3em 0} summary{cursor:pointer} .muted{color:#777}
 """
 
 
-def render(data):
+def render(data, pngs=None):
+    """The page's HTML; ``pngs``, if given, receives each histogram's PNG bytes by part ("total" too)."""
     a = analyse(data)
     part_max = data["part_max"]
     total_max = sum(part_max.values())
@@ -282,6 +290,8 @@ def render(data):
                  + "".join(f'<td class="n">{c}</td>' for c in cells)
                  + f'<td class="n">{len(groups[BLANK])}</td><td class="n">{len(groups[NO_NOTEBOOK])}</td></tr>')
         png = out.histogram_png(name, top, groups)
+        if png and pngs is not None:
+            pngs[name] = png
         if png:
             plots.append(f'<figure><img alt="histogram of {e(name)}" width="500" height="320" '
                          f'src="data:image/png;base64,{base64.b64encode(png).decode()}"></figure>')
