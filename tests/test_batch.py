@@ -8,6 +8,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import psutil
 import pytest
@@ -94,8 +95,8 @@ def test_feedback_files_summary_and_histograms(full_run):
         others = [o["student"] for o in rows if o["student"] != r["student"]]
         assert not any(f"{o}/" in text.splitlines()[0] for o in others), text.splitlines()[0]
     for name in (*PARTS, "total"):
-        png = out.parent / "grades_plots" / f"{name}.png"
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+        drawing = ElementTree.parse(out.parent / "grades_plots" / f"{name}.svg").getroot()
+        assert drawing.tag == "{http://www.w3.org/2000/svg}svg" and name in drawing.get("aria-label"), name
     summary = json.loads((out.parent / "grades_summary.json").read_text())
     totals = sorted(float(r["total"]) for r in rows)
     assert summary["submissions"] == 20

@@ -27,7 +27,6 @@ import os
 import re
 import stat
 import sys
-import threading
 import time
 import traceback
 from pathlib import Path
@@ -301,8 +300,6 @@ def run(args):
                 pass
 
         pool = Pool(max(1, min(args.jobs, len(work))), options)
-        # The class report's plotting library loads while the class is graded, not after it (~0.5 s).
-        threading.Thread(target=out.load_plotting, name="load-matplotlib", daemon=True).start()
         try:
             pool.run(work, finished)
         except BaseException:
@@ -326,7 +323,7 @@ def run(args):
     text = out.summary_text(summary)
     out.write_summary(summary, stem)
     print(text)
-    print(f"\nwrote {csv_path}, {stem}_summary.txt, {stem}_plots/, feedback in {feedback}/ "
+    print(f"\nwrote {csv_path}, {stem}_summary.txt, feedback in {feedback}/ "
           f"({summary['seconds']:g} s)")
     if change:
         print(change)

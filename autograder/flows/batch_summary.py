@@ -1,4 +1,4 @@
-"""What `grade-all` writes besides per-student feedback: the CSV (and merging into one), the summary, the histogram drawing (used by the class report)."""
+"""What `grade-all` writes besides per-student feedback: the CSV (and merging into one), the summary."""
 import csv
 import io
 import json
@@ -162,47 +162,8 @@ def write_summary(summary, stem):
     return text_path, json_path
 
 
-# Rows without a notebook to grade (SubmissionStatus.gradable) are shown apart in the plots:
-# their zero says nothing about the part.
+# Rows without a notebook to grade (SubmissionStatus.gradable) are shown apart in the class report's
+# plots: their zero says nothing about the part.
 NO_NOTEBOOK = "no gradable notebook"
 COLOURS = {"graded": "#4C72B0", "attempted": "#4C72B0", "blank (nothing implemented)": "#DD8452",
            NO_NOTEBOOK: "#C44E52"}
-
-
-def load_plotting():
-    """matplotlib's pyplot on the Agg backend (no display), imported on first use."""
-    import matplotlib
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-    return pyplot
-
-
-def histogram_png(name, top, groups):
-    """PNG bytes of one histogram of points, the ``groups`` ({label: values}) stacked in their own colours.
-
-    The title's mean and median are over the first group (the submissions that were graded
-    or attempted); None when there are no values at all.
-    """
-    plt = load_plotting()
-    groups = {label: values for label, values in groups.items() if values}
-    if not groups:
-        return None
-    bins = min(int(top), 20) if top >= 1 else 10
-    fig, ax = plt.subplots(figsize=(5, 3.2))
-    labels = list(groups)
-    ax.hist([groups[k] for k in labels], bins=bins, range=(0, top or 1), stacked=True, edgecolor="white",
-            color=[COLOURS.get(k, "#8172B3") for k in labels], label=[f"{k} ({len(groups[k])})" for k in labels])
-    ax.set_xlabel(f"points (out of {top:g})")
-    ax.set_ylabel("submissions")
-    main = groups[labels[0]]
-    ax.set_title(f"{name}: mean {statistics.fmean(main):.1f}, median {statistics.median(main):g}"
-                 + (f" ({labels[0]})" if len(labels) > 1 else ""), fontsize=10)
-    if len(labels) > 1:
-        ax.legend(fontsize=8)
-    # Fixed margins for the fixed size: tight_layout would draw the figure once more to measure it
-    # (a third of the cost); low PNG compression, as these are a few KiB anyway.
-    fig.subplots_adjust(left=0.12, right=0.97, bottom=0.15, top=0.9)
-    png = io.BytesIO()
-    fig.savefig(png, format="png", dpi=100, pil_kwargs={"compress_level": 1})
-    plt.close(fig)
-    return png.getvalue()

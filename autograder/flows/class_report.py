@@ -12,11 +12,10 @@ A pure function of the files grade-all wrote, so it can be made again at any tim
 or, for a row graded before that file existed, ``grades_feedback/<student>/results.json``.
 
 Everything a student controls (names, messages) is escaped (safe_text, then HTML), the
-plots are PNGs in data: URIs, and a Content-Security-Policy forbids scripts and any fetch:
+plots are inline SVG drawings (flows/histogram.py), and a Content-Security-Policy forbids scripts and any fetch:
 the page loads nothing and runs nothing.
 """
 import argparse
-import base64
 import html
 import json
 import statistics
@@ -28,7 +27,7 @@ from pathlib import Path
 from ..assignment import PART_IDS as PARTS
 from ..engine.safe_text import text
 from ..engine.submission_file import UNGRADABLE
-from . import batch_summary as out
+from . import batch_summary as out, histogram
 
 NOT_IMPLEMENTED = "not implemented yet"
 ATTEMPTED, BLANK, NO_NOTEBOOK = "attempted", "blank (nothing implemented)", out.NO_NOTEBOOK
@@ -56,15 +55,15 @@ def run(args):
 
 
 def write(csv_path, html_path=None):
-    """report.html beside the CSV, and its histograms as <stem>_plots/<part>.png (drawn once, for both)."""
+    """report.html beside the CSV, and its histograms also as <stem>_plots/<part>.svg."""
     csv_path = Path(csv_path)
     html_path = Path(html_path) if html_path else csv_path.with_name("report.html")
-    pngs = {}
-    out.write_atomic(html_path, render(load(csv_path), pngs))
+    drawings = {}
+    out.write_atomic(html_path, render(load(csv_path), drawings))
     folder = csv_path.with_name(f"{csv_path.stem}_plots")
     folder.mkdir(parents=True, exist_ok=True)
-    for name, png in pngs.items():
-        out.write_atomic(folder / f"{name}.png", png)
+    for name, drawing in drawings.items():
+        out.write_atomic(folder / f"{name}.svg", drawing + "\n")
     return html_path
 
 
@@ -240,15 +239,15 @@ color:#222;padding:0 1em}
 h1{font-size:1.6em} h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 table{border-collapse:collapse;margin:.5em 0} th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left;
 vertical-align:top} th{background:#f4f4f4} td.n{text-align:right;font-variant-numeric:tabular-nums}
-.plots{display:flex;flex-wrap:wrap;gap:1em} .plots figure{margin:0} .plots img{border:1px solid #eee}
+.plots{display:flex;flex-wrap:wrap;gap:1em} .plots figure{margin:0} .plots svg{border:1px solid #eee}
 .msg{white-space:pre-wrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em}
 details{margin:.3em 0} summary{cursor:pointer} .muted{color:#777}
 .cat-attempted{color:#4C72B0} .cat-blank{color:#DD8452} .cat-none{color:#C44E52}
 """
 
 
-def render(data, pngs=None):
-    """The page's HTML; ``pngs``, if given, receives each histogram's PNG bytes by part ("total" too)."""
+def render(data, drawings=None):
+    """The page's HTML; ``drawings``, if given, receives each histogram's SVG by part ("total" too)."""
     a = analyse(data)
     part_max = data["part_max"]
     total_max = sum(part_max.values())
@@ -289,12 +288,11 @@ def render(data, pngs=None):
         h.append(f'<tr data-part="{e(name)}"><td>{e(name)}</td><td class="n">{_num(top)}</td>'
                  + "".join(f'<td class="n">{c}</td>' for c in cells)
                  + f'<td class="n">{len(groups[BLANK])}</td><td class="n">{len(groups[NO_NOTEBOOK])}</td></tr>')
-        png = out.histogram_png(name, top, groups)
-        if png and pngs is not None:
-            pngs[name] = png
-        if png:
-            plots.append(f'<figure><img alt="histogram of {e(name)}" width="500" height="320" '
-                         f'src="data:image/png;base64,{base64.b64encode(png).decode()}"></figure>')
+        drawing = histogram.svg(name, top, groups, out.COLOURS)
+        if drawing and drawings is not None:
+            drawings[name] = drawing
+        if drawing:
+            plots.append(f"<figure>{drawing}</figure>")
     h.append('</table><div class="plots" id="plots">' + "".join(plots) + "</div>")
 
     # most failed checks
