@@ -44,7 +44,8 @@ GROUPS = {
     "lies": (150, ["patch_asserts", "tensor_subclass", "pickle_return", "patch_failures"]),
     "budget": (40, ["sleep_everywhere"]),
     "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
-                     "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note"]),
+                     "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note",
+                     "keyring_poison"]),
 }
 
 pytestmark = [pytest.mark.slow,

@@ -75,3 +75,28 @@ def test_large_replies_are_not_kept_for_the_diagnosis(tmp_path):
     # A few replies in flight at a time (each under the 64 MiB cap), not every reply of the grade.
     assert peak - base_peak < 512, (f"the grading process peaked at {peak} MiB against {base_peak} MiB for the "
                                     f"solution: every {case.MIB} MiB reply was kept")
+
+
+def _grade(notebook, out):
+    subprocess.run([sys.executable, "-m", "autograder", "grade", str(notebook), "--out", str(out)], cwd=ROOT,
+                   check=True, capture_output=True, timeout=600)
+    results = json.loads(Path(out).read_text())
+    parts = {}
+    for t in results["tests"]:
+        got, top = parts.get(t["tags"][0], (0.0, 0.0))
+        parts[t["tags"][0]] = (got + t["score"], top + t["max_score"])
+    return parts
+
+
+def test_constant_verdicts_earn_nothing(tmp_path):
+    """Round 3, F2: leakage functions that measure nothing score what the released stubs score, part by part."""
+    from autograder.assignment import STUDENT_NOTEBOOK
+    case = redteam.load("constant_verdicts")
+    stub = next(c.source for c in nbformat.read(str(STUDENT_NOTEBOOK), as_version=4).cells
+                if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "leakage_solution")
+    baseline = hostile.build(SOLUTION, [type("Stub", (), {"REPLACE": {"leakage_solution": stub}})], {})
+    nbformat.write(hostile.build(SOLUTION, [case], {}), str(tmp_path / "attack.ipynb"))
+    nbformat.write(baseline, str(tmp_path / "base.ipynb"))
+    attack, base = _grade(tmp_path / "attack.ipynb", tmp_path / "a.json"), _grade(tmp_path / "base.ipynb", tmp_path / "b.json")
+    assert attack["leakage"][0] == 0, attack
+    assert all(attack[p][0] <= base[p][0] for p in base), (attack, base)

@@ -124,6 +124,32 @@ def test_extraction_of_each_kind_of_notebook(klass, solution_notebook):
     assert not erin.answers["q2"].experiments and not erin.answers["q3"].experiments
 
 
+def test_one_notebook_never_stops_the_class(tmp_path, solution_notebook, monkeypatch):
+    """Red team round 3, F3: a Markdown label `**Q<5000 digits> (x).**` made int() raise (Python's
+    4300-digit limit) and no student's answers were written. Such a label is no question's label; and a
+    notebook the rule fails on for any reason is that student's row only."""
+    from autograder.flows.written.command import collect
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(solution_notebook, folder / "alice.ipynb")
+    nb = _nb(solution_notebook)
+    nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": "**Q" + "9" * 5000 + " (x).** Q" + "7" * 5000})
+    (folder / "mallory.ipynb").write_text(json.dumps(nb))
+    model = _model_answers(solution_notebook)
+    _, written = collect(folder)
+    assert [w.student for w in written] == ["alice", "mallory"]
+    assert all(w.status == "read" and {k: a.text for k, a in w.answers.items()} == model for w in written)
+
+    real = ex._extract
+    monkeypatch.setattr(ex, "_extract", lambda cells, w, qs, given: (real if w.student == "alice" else None)(
+        cells, w, qs, given))  # mallory's notebook makes the rule itself fail (TypeError)
+    _, written = collect(folder)
+    by = {w.student: w for w in written}
+    assert by["alice"].status == "read" and by["alice"].answers["q1"].text == model["q1"]
+    assert by["mallory"].status == ex.UNREADABLE and "could not be read" in by["mallory"].problem
+
+
 def test_an_image_that_is_not_what_it_claims_is_dropped():
     cell = ex._cell(0, {"source": "x", "outputs": [
         {"output_type": "display_data", "data": {"image/png": base64.b64encode(b"<svg onload=x>").decode()}},

@@ -24,7 +24,7 @@ import time
 import torch
 
 from .. import assignment
-from . import budget, confine, identity, worker
+from . import budget, confine, identity, syscalls, worker
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 ROOT = str(assignment.ROOT)
@@ -153,7 +153,8 @@ def run_worker(config, worker_fd, lab, uid, group):
         os.chdir(config["workdir"])
         identity.set_environment(identity.worker_environment(os.getcwd(), os.getcwd(), os.environ))
         identity.fresh_keyrings(clear_user=False)  # the user keyring is the developer's own
-    confine.set_limits(config)  # 7. per-process limits
+    syscalls.forbid_keys()  # 7. no key system call from here on: keyrings outlive the worker (syscalls.py)
+    confine.set_limits(config)  # 8. per-process limits
     confine.close_other_fds(keep={worker_fd})
     worker.silence_stdio()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)

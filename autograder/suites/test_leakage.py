@@ -5,6 +5,12 @@ forward passes and train/eval switches the grader runs itself, so the mode a mod
 left in, and whether it ran in eval mode, are observed here. Expected values come from
 the reference on a twin of the same model. A model that leaks exactly one step ahead
 ("one_step") catches checks that only look far ahead.
+
+A property that a constant also has earns its point only together with the job itself
+(red team, rounds 2 and 3): "about 0 on a causal model", "ran in eval mode" and "mode
+restored" count for a prefix_change whose value on a model that reads the future is the
+right one; "passes silently on a causal model" counts for a check that also raises on a
+leaky model, and "raises on leaky models" for one that also passes a causal one.
 """
 import pytest
 import torch
@@ -40,13 +46,24 @@ def _expect_value(got, expected, what):
     expect_close(torch.tensor(got, dtype=torch.float64), expected, what, TOL["leak_match"], hint=PERTURB)
 
 
+def _measures_the_leak(student, ref, n, property_):
+    """prefix_change gives the reference's value on a model that reads the future (probe ``n``): the job,
+    without which ``property_`` (one a constant has too) earns nothing."""
+    got = _change(student, lab_model("none", n))
+    expected = _reference(ref, "none", n)
+    expect(abs(got - float(expected)) <= TOL["leak_match"].atol + TOL["leak_match"].rtol * abs(float(expected)),
+           f"{property_}, but on a model that reads the future it gives {got:.3g} (expected about "
+           f"{float(expected):.3g}): a prefix_change that does not measure the change earns nothing here. {PERTURB}")
+
+
 @pytest.mark.points(1)
-def test_causal_model_is_zero(student):
+def test_causal_model_is_zero(student, ref):
     """prefix_change is ~0 on a causal model"""
     got = _change(student, lab_model("causal", 1))
     expect(abs(got) < TOL["no_leak"].atol, f"prefix_change on a causal model is {got:.3g}, expected about 0 "
                                            f"(below {TOL['no_leak'].atol:g}). Compare only logits at positions "
                                            f"< cut, i.e. [:, :cut].")
+    _measures_the_leak(student, ref, 12, "prefix_change is about 0 on a causal model")
 
 
 @pytest.mark.points(2)
@@ -71,30 +88,32 @@ def test_one_step_model(student, ref):
 
 
 @pytest.mark.points(1)
-def test_eval_mode_with_dropout(student):
-    """A causal model handed over in train mode with dropout is run in eval mode, and gives ~0"""
-    model = lab_model("causal", 4, dropout=0.2, training=True)
+def test_eval_mode_with_dropout(student, ref):
+    """A model with dropout handed over in train mode is run in eval mode, and measured right"""
+    model = lab_model("none", 4, dropout=0.2, training=True)
+    expected = ref.prefix_change(lab_model("none", 4, dropout=0.2, training=True), _tokens(), CUT, lab().VOCAB)
     outcome = student.call("prefix_change", model, _tokens(), CUT, lab().VOCAB)
     got = expect_float(outcome.value, "prefix_change")
     expect(outcome.forward_modes, "prefix_change never ran the model; run it on tokens and on the changed copy.")
     expect(not any(outcome.forward_modes),
            f"prefix_change ran the model {sum(outcome.forward_modes)} of {len(outcome.forward_modes)} times in "
            f"train mode (dropout on); call model.eval() before running it.")
-    expect(abs(got) < TOL["no_leak"].atol, f"prefix_change on a causal model with dropout, handed over in train "
-                                           f"mode, is {got:.3g}; expected about 0. Call model.eval() first so "
-                                           f"dropout is off.")
+    _expect_value(got, torch.tensor(expected, dtype=torch.float64),
+                  "prefix_change on a model with dropout that reads the future, handed over in train mode")
 
 
 @pytest.mark.points(1)
-def test_mode_restored(student):
+def test_mode_restored(student, ref):
     """The model's train/eval mode is restored"""
-    model = lab_model("causal", 5, dropout=0.2, training=True)
+    model = lab_model("none", 5, dropout=0.2, training=True)
+    expected = ref.prefix_change(lab_model("none", 5, dropout=0.2, training=True), _tokens(), CUT, lab().VOCAB)
     outcome = student.call("prefix_change", model, _tokens(), CUT, lab().VOCAB)
     expect(outcome.forward_modes, "prefix_change never ran the model, so it had no mode to restore: run it on the "
                                   "tokens and on the changed tokens, and compare the logits before the cut.")
-    expect(model.training, f"the model was in train mode before prefix_change and in "
-                                    f"{'train' if model.training else 'eval'} mode after; "
-                                    f"remember model.training and call model.train(was_training) at the end.")
+    expect(model.training, "the model was in train mode before prefix_change and in eval mode after; "
+                           "remember model.training and call model.train(was_training) at the end.")
+    _expect_value(expect_float(outcome.value, "prefix_change"), torch.tensor(expected, dtype=torch.float64),
+                  "prefix_change on a model with dropout that reads the future")  # the call did its job
 
 
 @pytest.mark.points(1)
@@ -129,12 +148,27 @@ def _expect_raises(student, model, what, check_message=True, **kwargs):
                          f"AssertionError.")
 
 
+def _verdict(student, model):
+    """The AssertionError assert_no_future_leakage raised on ``model``, or None when it passed silently."""
+    try:
+        student.call("assert_no_future_leakage", model, _tokens(), CUT, lab().VOCAB)
+    except StudentError as err:
+        if err.kind != "AssertionError":
+            raise AssertionError(f"assert_no_future_leakage raised {err.kind}: {err.detail[:200]}; it should pass "
+                                 f"silently or raise AssertionError.") from None
+        return err
+    return None
+
+
 @pytest.mark.points(1)
 def test_assert_passes_on_causal(student):
     """assert_no_future_leakage passes silently on a causal model"""
-    outcome = student.call("assert_no_future_leakage", lab_model("causal", 8), _tokens(), CUT, lab().VOCAB)
-    expect(outcome.forward_modes, "assert_no_future_leakage returned without running the model: passing silently "
-                                  "counts only for a check that measured the change (call prefix_change).")
+    raised = _verdict(student, lab_model("causal", 8))
+    expect(raised is None, f"assert_no_future_leakage raised AssertionError on a causal model, which cannot see "
+                           f"the future ({raised.detail[:120] if raised else ''}); it should pass silently.")
+    expect(_verdict(student, lab_model("none", 13)) is not None,
+           "assert_no_future_leakage passes a causal model, but it also passes a model that reads the whole "
+           "sequence: a check that never fires earns nothing for staying silent.")
 
 
 @pytest.mark.points(1)
@@ -142,6 +176,9 @@ def test_assert_raises_on_leaks(student):
     """assert_no_future_leakage raises AssertionError, stating the change, on leaky models"""
     _expect_raises(student, lab_model("none", 9), "a model that reads the whole sequence")
     _expect_raises(student, lab_model("one_step", 10), "a model that reads one step ahead")
+    expect(_verdict(student, lab_model("causal", 14)) is None,
+           "assert_no_future_leakage raises on leaky models, but it also raises on a causal model, which cannot "
+           "see the future: a check that always fires earns nothing for firing.")
 
 
 @pytest.mark.points(1)

@@ -88,21 +88,40 @@ def test_trained_model_is_causal(run, ref):
            "the model you trained can read the future (check causal_mask_blocked)")
 
 
+def _your_check(student, state, mask):
+    """The AssertionError the student's assert_no_future_leakage raised on the trained weights under ``mask``
+    ("causal", or "none": the leaky copy), or None when it passed silently."""
+    model = lab_model(mask, state=state)
+    try:
+        student.assert_no_future_leakage(model, reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
+    except StudentError as err:
+        expect(err.kind == "AssertionError",
+               f"on a {'leaky' if mask == 'none' else 'causal'} model it should "
+               f"{'raise AssertionError' if mask == 'none' else 'pass silently'}, but raised {err.kind}: {err.detail}")
+        return err
+    return None
+
+
+# Accepting the causal model counts for a check that also rejects the leaky copy, and the other way round:
+# a check that always says the same (never raises, or always does) earns nothing (red team, round 3).
 @pytest.mark.points(2)
 def test_your_check_accepts_trained_model(run, student):
     """Your assert_no_future_leakage accepts the trained causal model"""
     result = _get(run)
-    student.assert_no_future_leakage(lab_model("causal", state=result["state"]), reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
+    raised = _your_check(student, result["state"], "causal")
+    expect(raised is None, f"it raised AssertionError on the trained model with the causal mask: {raised.detail[:200]}"
+           if raised else "")
+    expect(_your_check(student, result["state"], "none") is not None,
+           "it accepts the trained causal model, but also a copy with the causal mask removed: a check that "
+           "never fires earns nothing for accepting.")
 
 
 @pytest.mark.points(2)
 def test_your_check_rejects_leaky_copy(run, student):
     """Your assert_no_future_leakage rejects a leaky copy of the trained model"""
     result = _get(run)
-    try:
-        student.assert_no_future_leakage(lab_model("none", state=result["state"]), reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
-    except StudentError as err:
-        expect(err.kind == "AssertionError",
-               f"on a leaky model it should raise AssertionError, but raised {err.kind}: {err.detail}")
-        return
-    raise AssertionError("it accepted a copy of the trained model with the causal mask removed")
+    expect(_your_check(student, result["state"], "none") is not None,
+           "it accepted a copy of the trained model with the causal mask removed")
+    expect(_your_check(student, result["state"], "causal") is None,
+           "it rejects the leaky copy, but also the trained model with its causal mask: a check that always "
+           "fires earns nothing for rejecting.")

@@ -40,9 +40,14 @@ PLACEHOLDER = "YOUR ANSWER HERE"
 MAX_TEXT = 4000
 MAX_IMAGE_BYTES = 8 << 20
 MAX_IMAGES = 12
-LABEL = re.compile(r"\*\*\s*Q(\d+)\s*\(([^)]*)\)\s*\.?\s*\*\*")
+# Question numbers have at most three digits: int() of a student's 5000-digit "Q…" label raised
+# (Python's 4300-digit limit) and took the whole class's extraction down (red team, round 3).
+LABEL = re.compile(r"\*\*\s*Q(\d{1,3})\s*\(([^)]*)\)\s*\.?\s*\*\*")
 IMAGE_MAGIC = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff"}
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+UNREADABLE = "unreadable"  # a notebook whose cells the extraction rule itself failed on
 
 
 @dataclass
@@ -97,7 +102,7 @@ class Answer:
 class Written:
     student: str
     notebook: str = ""      # path relative to the submissions folder
-    status: str = "read"    # "read", or the reason nothing was read (grade-all's statuses)
+    status: str = "read"    # "read", or the reason nothing was read (grade-all's statuses, or UNREADABLE)
     problem: str = ""
     answers: dict = field(default_factory=dict)  # key -> Answer
     other: list = field(default_factory=list)    # experiment cells tied to no question
@@ -188,7 +193,8 @@ def read_cells(path):
 
 
 def extract(path, student, qs=None, given=None, notebook=""):
-    """The Written record of the notebook at ``path`` (never raises for a bad submission)."""
+    """The Written record of the notebook at ``path``; never raises for a bad submission: whatever one
+    notebook holds, every other student's answers are still extracted."""
     qs = qs or questions()
     given = released_code() if given is None else given
     written = Written(student, notebook, answers={q.key: Answer(q) for q in qs})
@@ -197,6 +203,14 @@ def extract(path, student, qs=None, given=None, notebook=""):
     except NotANotebook as err:
         written.status, written.problem = err.kind, str(err)
         return written
+    try:
+        return _extract(cells, written, qs, given)
+    except Exception as err:  # noqa: BLE001 - a notebook this rule cannot read is that student's row, not the class's
+        return Written(student, notebook, UNREADABLE, f"its written answers could not be read ({type(err).__name__}); "
+                       f"open the notebook itself", {q.key: Answer(q) for q in qs})
+
+
+def _extract(cells, written, qs, given):
     by_number = {q.number: q for q in qs}
     labels = {}  # cell index -> question number whose label the cell holds
     for i, cell in enumerate(cells):
@@ -260,7 +274,7 @@ def extract(path, student, qs=None, given=None, notebook=""):
 
 
 def _named(text):
-    match = re.search(r"\bQ(\d+)\b", text, re.I)
+    match = re.search(r"\bQ(\d{1,3})\b", text, re.I)
     return int(match.group(1)) if match else None
 
 

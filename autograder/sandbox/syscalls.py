@@ -1,0 +1,75 @@
+"""The system calls a worker may not make: a seccomp filter, installed before the first cell runs.
+
+Namespaces give a worker its own processes, files, network and IPC, but the kernel's key
+store is shared by uid, and uids come back: a worker's uid is 100000 + its keeper's pid,
+and pids wrap (pid_max is 32768 here). A notebook that could call keyctl() could leave a
+note in its uid's keyrings for a later submission, or take away the permission to clear
+them, so that the next worker given that uid fails to start and every check of an honest
+student reads "Autograder failed" (red team round 3: seven students of one batch, and the
+poison outlived the batch). So once the worker has made its own keyrings (identity.py), it
+loses the three key system calls for good; the filter is inherited by anything it starts.
+
+Also refused: every system call of another ABI (the 32-bit int 0x80 entry, x32 numbers),
+which would otherwise reach the same calls under other numbers. A refused call fails with
+EPERM, as an unprivileged user's would; nothing else changes.
+"""
+import ctypes
+import errno
+import platform
+
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+X32_SYSCALL_BIT = 0x40000000
+# (audit arch of this machine's native ABI, {name: number}) from the kernel's unistd tables.
+NATIVE = {
+    "x86_64": (0xC000003E, {"add_key": 248, "request_key": 249, "keyctl": 250}),
+    "aarch64": (0xC00000B7, {"add_key": 217, "request_key": 218, "keyctl": 219}),
+}
+_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06  # classic BPF opcodes
+_NR_OFFSET, _ARCH_OFFSET = 0, 4  # struct seccomp_data
+
+
+class _Instruction(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Instruction))]
+
+
+def program(arch, denied):
+    """The filter as (code, jt, jf, k) rows: wrong ABI or a denied number -> EPERM, anything else allowed."""
+    deny = SECCOMP_RET_ERRNO | errno.EPERM
+    rows = [(_LD_W_ABS, 0, 0, _ARCH_OFFSET), ("arch", arch), (_LD_W_ABS, 0, 0, _NR_OFFSET), ("ge", X32_SYSCALL_BIT)]
+    rows += [("eq", nr) for nr in sorted(denied)]
+    rows += [(_RET_K, 0, 0, SECCOMP_RET_ALLOW), (_RET_K, 0, 0, deny)]
+    out, last = [], len(rows) - 1  # the deny row
+    for i, row in enumerate(rows):
+        to_deny = last - i - 1  # jump offsets count from the next instruction
+        if row[0] == "arch":  # not the native ABI: deny
+            out.append((_JEQ_K, 0, to_deny, row[1]))
+        elif row[0] == "ge":
+            out.append((_JGE_K, to_deny, 0, row[1]))
+        elif row[0] == "eq":
+            out.append((_JEQ_K, to_deny, 0, row[1]))
+        else:
+            out.append(row)
+    return out
+
+
+def forbid_keys():
+    """Install the filter in this process (and everything it will start); raises OSError if it cannot."""
+    arch, numbers = NATIVE.get(platform.machine(), (None, None))
+    if arch is None:
+        raise OSError(errno.ENOSYS, f"no seccomp table for {platform.machine()}: cannot forbid the key system calls")
+    rows = program(arch, numbers.values())
+    instructions = (_Instruction * len(rows))(*[_Instruction(*row) for row in rows])
+    prog = _Program(len(rows), instructions)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    # no_new_privs: required to install a filter without CAP_SYS_ADMIN, and no setuid program can undo it.
+    for args in ((PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0),
+                 (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.cast(ctypes.pointer(prog), ctypes.c_void_p).value, 0, 0)):
+        if libc.prctl(*args) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"prctl({args[0]}): {errno.errorcode.get(err, err)}")

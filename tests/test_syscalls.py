@@ -1,0 +1,81 @@
+"""sandbox/syscalls.py: the seccomp filter that takes the key system calls away from a worker.
+
+The filter program is checked by running it (a tiny classic-BPF interpreter below) on every system
+call number of the native ABI and on other ABIs; then installed for real in a child process, where the
+key calls fail with EPERM and everything a notebook needs (files, fork, PyTorch) still works. Fast tests;
+the worker's own refusal is shown by the hostile case keyring_poison (tests/test_hostile.py).
+"""
+import errno
+import platform
+import subprocess
+import sys
+
+import pytest
+
+from autograder.assignment import ROOT
+from autograder.sandbox import syscalls
+
+ARCH, NUMBERS = syscalls.NATIVE.get(platform.machine(), (None, None))
+DENY = syscalls.SECCOMP_RET_ERRNO | errno.EPERM
+pytestmark = pytest.mark.skipif(ARCH is None, reason="no seccomp table for this machine")
+
+
+def run(rows, nr, arch):
+    """What the filter returns for a system call: classic BPF, the four opcodes it uses."""
+    data = {syscalls._NR_OFFSET: nr, syscalls._ARCH_OFFSET: arch}
+    pc, acc = 0, 0
+    while True:
+        code, jt, jf, k = rows[pc]
+        if code == syscalls._LD_W_ABS:
+            acc = data[k]
+        elif code == syscalls._RET_K:
+            return k
+        elif code in (syscalls._JEQ_K, syscalls._JGE_K):
+            taken = acc == k if code == syscalls._JEQ_K else acc >= k
+            pc += jt if taken else jf
+        else:
+            raise AssertionError(f"unexpected opcode {code:#x}")
+        pc += 1
+
+
+def test_only_the_key_calls_are_refused_on_the_native_abi():
+    rows = syscalls.program(ARCH, NUMBERS.values())
+    refused = {nr for nr in range(1024) if run(rows, nr, ARCH) == DENY}
+    assert refused == set(NUMBERS.values())
+    assert all(run(rows, nr, ARCH) == syscalls.SECCOMP_RET_ALLOW for nr in (0, 1, 39, 57, 59, 231))
+
+
+def test_other_abis_are_refused_whole():
+    rows = syscalls.program(ARCH, NUMBERS.values())
+    i386 = 0x40000003
+    assert all(run(rows, nr, i386) == DENY for nr in (1, 20, 286, 287, 288))  # exit, getpid, the key calls
+    assert run(rows, syscalls.X32_SYSCALL_BIT | 39, ARCH) == DENY  # x32 getpid
+
+
+CHILD = r"""
+import ctypes, errno, os, platform
+from autograder.sandbox import syscalls
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, request_key, keyctl = (syscalls.NATIVE[platform.machine()][1][k] for k in ("add_key", "request_key", "keyctl"))
+syscalls.forbid_keys()
+def outcome(r):
+    return "ok" if r >= 0 else errno.errorcode[ctypes.get_errno()]
+print("keyctl", outcome(libc.syscall(keyctl, ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0))))
+print("add_key", outcome(libc.syscall(add_key, b"user", b"k", b"v", ctypes.c_size_t(1), ctypes.c_long(-3))))
+print("request_key", outcome(libc.syscall(request_key, b"user", b"k", None, ctypes.c_long(0))))
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if libc.syscall(keyctl, ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0)) == -1 else 3)
+print("child refused too", os.waitpid(pid, 0)[1] == 0)
+import torch
+with open("/etc/os-release") as f:
+    print("torch", torch.arange(4.0).sum().item(), bool(f.read()))
+"""
+
+
+def test_installed_the_key_calls_fail_and_nothing_else_does():
+    run_ = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run_.returncode == 0, run_.stderr
+    lines = run_.stdout.splitlines()
+    assert lines[:3] == ["keyctl EPERM", "add_key EPERM", "request_key EPERM"], lines
+    assert "child refused too True" in lines and "torch 6.0 True" in lines, lines
