@@ -17,7 +17,8 @@ A worker's life, from fork to kill::
 
     grader ──request(config, socket fd)──▶ template ──fork──▶ keeper ──fork──▶ worker
     grader ◀──────────── worker pid ◀───── template ◀─ pid ── keeper
-    worker: budget → session → namespaces → root → environment → uid → keyrings → limits
+    worker: budget → session → namespaces → root → environment → uid → keyrings → no key
+            system calls (seccomp) → limits
     grader ──arena fd, Init(cells)──▶ worker ──CellStart/CellEnd…, Ready──▶ grader
     grader ──Call──▶ worker [──ModelOp──▶ grader ──ModelResult──▶ worker]* ──Reply──▶ grader
                                                           (as often as the checks need)
@@ -27,6 +28,7 @@ A worker's life, from fork to kill::
 The messages, as typed records, are protocol.py (values inside them: wire.py); the worker's
 life as the grader sees it (REQUESTED → FORKED → RUNNING_NOTEBOOK → READY → GONE) is
 engine/supervisor.py's WorkerState. What each step bounds is in the module that does it: budget.py (memory, processes and CPU
-of the whole tree), identity.py (uid, keyrings, environment, command line), confine.py
-(namespaces, file system, per-process limits).
+of the whole tree), identity.py (uid, keyrings, environment, command line), syscalls.py (the key
+system calls it loses: keyrings are shared by uid, and uids come back), confine.py (namespaces,
+file system, per-process limits).
 """
