@@ -10,7 +10,8 @@ A property that a constant also has earns its point only together with the job i
 (red team, rounds 2 and 3): "about 0 on a causal model", "ran in eval mode" and "mode
 restored" count for a prefix_change whose value on a model that reads the future is the
 right one; "passes silently on a causal model" counts for a check that also raises on a
-leaky model, and "raises on leaky models" for one that also passes a causal one.
+leaky model, and "raises on leaky models" and "respects tol" for one that also passes a
+causal one.
 """
 import pytest
 import torch
@@ -195,3 +196,6 @@ def test_assert_respects_tol(student, ref):
             from None
     _expect_raises(student, lab_model("none", 11), f"a leaky model with tol={change / factor:.3g} (below its change {change:.3g})",
                    check_message=False, tol=change / factor)
+    expect(_verdict(student, lab_model("causal", 15)) is None,
+           "assert_no_future_leakage follows tol on a leaky model, but raises on a causal model with the default "
+           "tol: a check that does not measure the change earns nothing for following tol.")

@@ -1,4 +1,4 @@
-"""Item 3: hard-coding from feedback. Round 1's prefix_change and next_token_loss return a fingerprint of what they were handed (a number 100..999 from the probe model's logits on fixed tokens, the tokens and cut; from the logits and targets), so the feedback prints "is <fingerprint>, expected <value>". Round 2 is built only from round 1's results.json: for a fingerprint seen there it returns the printed expected value, otherwise it raises NotImplementedError like the honest stub (BASELINE: round 2's code with an empty table). Probes are drawn per notebook, so round 2 must score no more than the stub in leakage and targets.
+"""Item 3: hard-coding from feedback. Round 1's prefix_change and next_token_loss return a fingerprint of what they were handed (a number 100000..999999 from the probe model's logits on fixed tokens, the tokens and cut; from the logits and targets; six digits, as the feedback prints six significant digits, so that two probes share a fingerprint only by a one-in-90,000 chance per pair), so the feedback prints "is <fingerprint>, expected <value>". Round 2 is built only from round 1's results.json: for a fingerprint seen there it returns the printed expected value, otherwise it raises NotImplementedError like the honest stub (BASELINE: round 2's code with an empty table). Probes are drawn per notebook, so round 2 must score no more than the stub in leakage and targets.
 
 Not a plain case (round 2 needs round 1's feedback): use round_one(), round_two(results), baseline().
 """
@@ -9,7 +9,7 @@ from . import _apply, base_notebook
 
 ROUNDS = True
 ATTACKED = ("leakage", "targets")
-EXPECTED = re.compile(r"\bis (\d{3}), expected (-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\b")
+EXPECTED = re.compile(r"\bis (\d{6}), expected (-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\b")
 
 _FINGERPRINT = '''
 import hashlib as _hashlib
@@ -20,7 +20,7 @@ def _fingerprint(*values):
     for value in values:
         digest.update(value.detach().contiguous().numpy().tobytes() if isinstance(value, torch.Tensor)
                       else repr(value).encode())
-    return 100 + int.from_bytes(digest.digest()[:4], "big") % 900
+    return 100_000 + int.from_bytes(digest.digest()[:4], "big") % 900_000
 
 
 def _model_fingerprint(model, tokens, cut):

@@ -8,4 +8,4 @@ if _calls is not None:
 
     _calls.ModelStandIn.train = _silent_train
 ''')]
-LOSES = ["A causal model handed over in train mode with dropout is run in eval mode, and gives ~0"]
+LOSES = ["A model with dropout handed over in train mode is run in eval mode, and measured right"]
