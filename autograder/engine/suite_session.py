@@ -45,10 +45,11 @@ class SuiteSession:
         import _pytest.config
         from _pytest.main import Session
 
-        self.log = io.StringIO()  # what pytest printed while starting (collection errors)
+        self.log = io.StringIO()  # what pytest printed while starting
         self.broken = ""  # why this session may not run again ("" while it may)
+        errors = _CollectionErrors()
         with redirect_stdout(self.log), redirect_stderr(self.log):
-            self.config = _pytest.config._prepareconfig([str(SUITES), *ARGS], plugins=[])
+            self.config = _pytest.config._prepareconfig([str(SUITES), *ARGS], plugins=[errors])
             try:
                 self.config._do_configure()
                 self.session = Session.from_config(self.config)
@@ -59,8 +60,8 @@ class SuiteSession:
                 raise
         self.items: Sequence[Any] = tuple(self.session.items)
         try:
-            if self.session.testsfailed:
-                raise RuntimeError(f"collecting the hidden suites failed:\n{self.log.getvalue()[-4000:]}")
+            if self.session.testsfailed or errors.found:
+                raise RuntimeError("collecting the hidden suites failed:\n" + "\n".join(errors.found)[-4000:])
             tests = [describe(item) for item in self.items]  # a test without its part or points: a suite bug
         except RuntimeError:
             self.close()
@@ -117,6 +118,17 @@ class SuiteSession:
                 self.config._ensure_unconfigure()
         except Exception:  # noqa: BLE001 - clean-up of a session we drop anyway
             pass
+
+
+class _CollectionErrors:
+    """What pytest's terminal reporter would have printed of a suite that does not collect."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed:
+            self.found.append(f"{report.nodeid or 'the suites'}: {report.longreprtext.strip()}")
 
 
 def _freeze_heap() -> None:
