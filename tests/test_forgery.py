@@ -29,8 +29,8 @@ from autograder.sandbox import confine
 from autograder.assignment import ROOT, SECRET_KEY
 from tests.points import total
 CASES = forgery.case_names()
-CLI_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets", "train_mode_lie"]
-GRADESCOPE_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets"]
+CLI_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets", "train_mode_lie", "arena_truncate"]
+GRADESCOPE_CASES = ["forged_claims", "absurd_loss[int_10_400]", "huge_targets", "arena_truncate"]
 FAILED = "Autograder failed"
 
 pytestmark = [pytest.mark.slow,

@@ -42,7 +42,7 @@ ORDINARY = ["solution", "blank", "mask_diag", "swapped", "deleted_cell", "warns"
 BROKEN = "not_a_notebook"  # nbgrader cannot autograde it: the flow must say so and exit 1
 FLOW = [sys.executable, "-m", "autograder.flows.nbgrader"]
 # Forgery cases graded through this flow as well (each with the same notebook without the forging cell).
-FORGERIES = ["forged_claims", "train_mode_lie", "training_grad_only", "absurd_loss[int_10_400]"]
+FORGERIES = ["forged_claims", "train_mode_lie", "training_grad_only", "absurd_loss[int_10_400]", "arena_truncate"]
 
 
 def masks_blank(released, source):

@@ -88,10 +88,12 @@ def _grade(notebook, out):
     return parts
 
 
-def test_constant_verdicts_earn_nothing(tmp_path):
-    """Round 3, F2: leakage functions that measure nothing score what the released stubs score, part by part."""
+@pytest.mark.parametrize("name", ["constant_verdicts", "timing_verdict"])
+def test_verdicts_that_measure_nothing_earn_nothing(tmp_path, name):
+    """Round 3 (constants) and round 4 (timing the forward passes): leakage functions that never compare
+    logits score what the released stubs score, part by part."""
     from autograder.assignment import STUDENT_NOTEBOOK
-    case = redteam.load("constant_verdicts")
+    case = redteam.load(name)
     stub = next(c.source for c in nbformat.read(str(STUDENT_NOTEBOOK), as_version=4).cells
                 if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "leakage_solution")
     baseline = hostile.build(SOLUTION, [type("Stub", (), {"REPLACE": {"leakage_solution": stub}})], {})

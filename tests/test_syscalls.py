@@ -20,9 +20,9 @@ DENY = syscalls.SECCOMP_RET_ERRNO | errno.EPERM
 pytestmark = pytest.mark.skipif(ARCH is None, reason="no seccomp table for this machine")
 
 
-def run(rows, nr, arch):
+def run(rows, nr, arch, arg1=0):
     """What the filter returns for a system call: classic BPF, the four opcodes it uses."""
-    data = {syscalls._NR_OFFSET: nr, syscalls._ARCH_OFFSET: arch}
+    data = {syscalls._NR_OFFSET: nr, syscalls._ARCH_OFFSET: arch, syscalls._ARG1_OFFSET: arg1}
     pc, acc = 0, 0
     while True:
         code, jt, jf, k = rows[pc]
@@ -39,14 +39,24 @@ def run(rows, nr, arch):
 
 
 def test_only_the_key_calls_are_refused_on_the_native_abi():
-    rows = syscalls.program(ARCH, NUMBERS.values())
+    rows = syscalls.program(ARCH, NUMBERS)
     refused = {nr for nr in range(1024) if run(rows, nr, ARCH) == DENY}
-    assert refused == set(NUMBERS.values())
+    assert refused == {NUMBERS[name] for name in syscalls.KEY_CALLS}
     assert all(run(rows, nr, ARCH) == syscalls.SECCOMP_RET_ALLOW for nr in (0, 1, 39, 57, 59, 231))
 
 
+def test_only_the_fscrypt_key_ioctls_are_refused():
+    rows = syscalls.program(ARCH, NUMBERS)
+    for cmd in syscalls.KEY_IOCTLS.values():
+        assert run(rows, NUMBERS["ioctl"], ARCH, cmd) == DENY
+    tcgets, fionread, fs_ioc_get_encryption_policy = 0x5401, 0x541B, 0x400C6615
+    for cmd in (0, tcgets, fionread, fs_ioc_get_encryption_policy):
+        assert run(rows, NUMBERS["ioctl"], ARCH, cmd) == syscalls.SECCOMP_RET_ALLOW
+    assert run(rows, 0, ARCH, syscalls.KEY_IOCTLS["FS_IOC_ADD_ENCRYPTION_KEY"]) == syscalls.SECCOMP_RET_ALLOW
+
+
 def test_other_abis_are_refused_whole():
-    rows = syscalls.program(ARCH, NUMBERS.values())
+    rows = syscalls.program(ARCH, NUMBERS)
     i386 = 0x40000003
     assert all(run(rows, nr, i386) == DENY for nr in (1, 20, 286, 287, 288))  # exit, getpid, the key calls
     assert run(rows, syscalls.X32_SYSCALL_BIT | 39, ARCH) == DENY  # x32 getpid
@@ -63,6 +73,10 @@ def outcome(r):
 print("keyctl", outcome(libc.syscall(keyctl, ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0))))
 print("add_key", outcome(libc.syscall(add_key, b"user", b"k", b"v", ctypes.c_size_t(1), ctypes.c_long(-3))))
 print("request_key", outcome(libc.syscall(request_key, b"user", b"k", None, ctypes.c_long(0))))
+fd = os.open("/", os.O_RDONLY)
+buf = ctypes.create_string_buffer(80)
+print("fscrypt add key", outcome(libc.ioctl(fd, ctypes.c_ulong(syscalls.KEY_IOCTLS["FS_IOC_ADD_ENCRYPTION_KEY"]), buf)))
+print("other ioctl", outcome(libc.ioctl(fd, ctypes.c_ulong(0x5401), buf)))  # TCGETS on a directory: ENOTTY, not EPERM
 pid = os.fork()
 if pid == 0:
     os._exit(0 if libc.syscall(keyctl, ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0)) == -1 else 3)
@@ -77,5 +91,6 @@ def test_installed_the_key_calls_fail_and_nothing_else_does():
     run_ = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run_.returncode == 0, run_.stderr
     lines = run_.stdout.splitlines()
-    assert lines[:3] == ["keyctl EPERM", "add_key EPERM", "request_key EPERM"], lines
+    assert lines[:5] == ["keyctl EPERM", "add_key EPERM", "request_key EPERM", "fscrypt add key EPERM",
+                         "other ioctl ENOTTY"], lines
     assert "child refused too True" in lines and "torch 6.0 True" in lines, lines

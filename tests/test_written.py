@@ -126,8 +126,9 @@ def test_extraction_of_each_kind_of_notebook(klass, solution_notebook):
 
 def test_one_notebook_never_stops_the_class(tmp_path, solution_notebook, monkeypatch):
     """Red team round 3, F3: a Markdown label `**Q<5000 digits> (x).**` made int() raise (Python's
-    4300-digit limit) and no student's answers were written. Such a label is no question's label; and a
-    notebook the rule fails on for any reason is that student's row only."""
+    4300-digit limit) and no student's answers were written; round 4: a cell of "**Q1(" made the search
+    quadratic. Neither is a question's label; and a notebook the rule fails on for any reason is that
+    student's row only."""
     from autograder.flows.written.command import collect
 
     folder = tmp_path / "class"
@@ -136,9 +137,18 @@ def test_one_notebook_never_stops_the_class(tmp_path, solution_notebook, monkeyp
     nb = _nb(solution_notebook)
     nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": "**Q" + "9" * 5000 + " (x).** Q" + "7" * 5000})
     (folder / "mallory.ipynb").write_text(json.dumps(nb))
+    # Round 4: "**Q1(" repeated, no ")": an unbounded label pattern searched it in quadratic time (600 KB:
+    # ~4 min, 2 MB: ~40 min, in the batch parent); bounded, it is read at once like any other notebook.
+    nb = _nb(solution_notebook)
+    nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": "**Q1(" * 120_000})
+    (folder / "oscar.ipynb").write_text(json.dumps(nb))
     model = _model_answers(solution_notebook)
+    run = subprocess.run([sys.executable, "-c", "import sys; from autograder.flows.written.command import collect; "
+                          "print(len(collect(sys.argv[1])[1]))", str(folder)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)  # a hang fails here instead of stalling the test run
+    assert run.stdout.strip() == "3", run.stderr[-2000:]
     _, written = collect(folder)
-    assert [w.student for w in written] == ["alice", "mallory"]
+    assert [w.student for w in written] == ["alice", "mallory", "oscar"]
     assert all(w.status == "read" and {k: a.text for k, a in w.answers.items()} == model for w in written)
 
     real = ex._extract
@@ -147,7 +157,7 @@ def test_one_notebook_never_stops_the_class(tmp_path, solution_notebook, monkeyp
     _, written = collect(folder)
     by = {w.student: w for w in written}
     assert by["alice"].status == "read" and by["alice"].answers["q1"].text == model["q1"]
-    assert by["mallory"].status == ex.UNREADABLE and "could not be read" in by["mallory"].problem
+    assert by["mallory"].status == by["oscar"].status == ex.UNREADABLE and "could not be read" in by["mallory"].problem
 
 
 def test_an_image_that_is_not_what_it_claims_is_dropped():

@@ -24,10 +24,24 @@ from ..sandbox.wire import ModuleSpec
 from .student import load_lab
 
 _base = [0]
-MASKS = {  # mask_fn(T) of the probe models: True = blocked
-    "causal": lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1),
-    "none": lambda T: None,  # reads the whole sequence, future included
-    "one_step": lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2),  # sees t + 1
+# The probe models' masks, all additive float masks of the same shape, so that every kind runs the very
+# same kernels: a model without a mask (None), or with one that PyTorch recognises as causal (it then
+# takes its is_causal path), answered a forward pass measurably faster or slower, and a notebook that
+# timed the stand-in's forward passes could tell a leaky probe from a causal one without comparing a
+# single logit (red team, round 4: 5 points for a check that never measured a change). BLOCKED is
+# finite for the same reason (-inf would be recognised); exp() of it is exactly 0 in float32, so a
+# blocked key gets no weight at all and a causal probe's prefix change is exactly 0.
+BLOCKED = -1e9
+
+
+def _additive(blocked):
+    return lambda T: torch.zeros(T, T).masked_fill(blocked(T), BLOCKED)
+
+
+MASKS = {  # mask_fn(T) of the probe models
+    "causal": _additive(lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)),
+    "none": _additive(lambda T: torch.zeros(T, T, dtype=torch.bool)),  # reads the whole sequence, future included
+    "one_step": _additive(lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2)),  # sees t + 1
 }
 
 

@@ -19,6 +19,7 @@ was written into (the call arena is shared memory) and the train/eval mode a mod
 left in (models stay here; the worker only has a stand-in) the grader sees for itself.
 """
 import enum
+import fcntl
 import mmap
 import os
 import signal
@@ -95,13 +96,21 @@ class Worker:
 
 
 class Arena:
-    """Shared memory (a memfd) for one call's tensor arguments, mapped here and in the worker."""
+    """Shared memory (a memfd) for one call's tensor arguments, mapped here and in the worker.
+
+    Its size is sealed before the worker gets it: the worker may write into it (that is how
+    the grader sees an input modified in place), but a worker that could shrink the file
+    would make the grader's next write into its own mapping a SIGBUS, killing the grading
+    process (red team, round 4: `os.ftruncate` on the arena's fd from a notebook cell).
+    """
 
     ALIGN = 64
+    SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
 
     def __init__(self, mib):
-        self.fd = os.memfd_create("week7-call-arena", os.MFD_CLOEXEC)
+        self.fd = os.memfd_create("week7-call-arena", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         os.ftruncate(self.fd, mib << 20)
+        fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, self.SEALS)
         self.map = mmap.mmap(self.fd, mib << 20)
         self.size, self.used = mib << 20, 0
 

@@ -7,7 +7,8 @@ note in its uid's keyrings for a later submission, or take away the permission t
 them, so that the next worker given that uid fails to start and every check of an honest
 student reads "Autograder failed" (red team round 3: seven students of one batch, and the
 poison outlived the batch). So once the worker has made its own keyrings (identity.py), it
-loses the three key system calls for good; the filter is inherited by anything it starts.
+loses the three key system calls for good (and fscrypt's key ioctls, which add keys too); the
+filter is inherited by anything it starts.
 
 Also refused: every system call of another ABI (the 32-bit int 0x80 entry, x32 numbers),
 which would otherwise reach the same calls under other numbers. A refused call fails with
@@ -22,11 +23,16 @@ SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
 X32_SYSCALL_BIT = 0x40000000
 # (audit arch of this machine's native ABI, {name: number}) from the kernel's unistd tables.
 NATIVE = {
-    "x86_64": (0xC000003E, {"add_key": 248, "request_key": 249, "keyctl": 250}),
-    "aarch64": (0xC00000B7, {"add_key": 217, "request_key": 218, "keyctl": 219}),
+    "x86_64": (0xC000003E, {"add_key": 248, "request_key": 249, "keyctl": 250, "ioctl": 16}),
+    "aarch64": (0xC00000B7, {"add_key": 217, "request_key": 218, "keyctl": 219, "ioctl": 29}),
 }
+KEY_CALLS = ("add_key", "request_key", "keyctl")
+# fscrypt's ioctls put keys into a filesystem's keyring, charged to the caller's uid (red team, round 4:
+# refused here only because this disk has no "encrypt" feature): _IOWR('f', 23..25, ...) from linux/fscrypt.h.
+KEY_IOCTLS = {"FS_IOC_ADD_ENCRYPTION_KEY": 0xC0506617, "FS_IOC_REMOVE_ENCRYPTION_KEY": 0xC0406618,
+              "FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS": 0xC0406619}
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06  # classic BPF opcodes
-_NR_OFFSET, _ARCH_OFFSET = 0, 4  # struct seccomp_data
+_NR_OFFSET, _ARCH_OFFSET, _ARG1_OFFSET = 0, 4, 24  # struct seccomp_data: nr, arch, args[1] (low 32 bits)
 
 
 class _Instruction(ctypes.Structure):
@@ -37,24 +43,28 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Instruction))]
 
 
-def program(arch, denied):
-    """The filter as (code, jt, jf, k) rows: wrong ABI or a denied number -> EPERM, anything else allowed."""
-    deny = SECCOMP_RET_ERRNO | errno.EPERM
-    rows = [(_LD_W_ABS, 0, 0, _ARCH_OFFSET), ("arch", arch), (_LD_W_ABS, 0, 0, _NR_OFFSET), ("ge", X32_SYSCALL_BIT)]
-    rows += [("eq", nr) for nr in sorted(denied)]
-    rows += [(_RET_K, 0, 0, SECCOMP_RET_ALLOW), (_RET_K, 0, 0, deny)]
-    out, last = [], len(rows) - 1  # the deny row
-    for i, row in enumerate(rows):
-        to_deny = last - i - 1  # jump offsets count from the next instruction
-        if row[0] == "arch":  # not the native ABI: deny
-            out.append((_JEQ_K, 0, to_deny, row[1]))
-        elif row[0] == "ge":
-            out.append((_JGE_K, to_deny, 0, row[1]))
-        elif row[0] == "eq":
-            out.append((_JEQ_K, to_deny, 0, row[1]))
+def program(arch, numbers):
+    """The filter as (code, jt, jf, k) rows: another ABI, a key call, or an fscrypt key ioctl -> EPERM;
+    anything else allowed. Jumps are written to labels ("deny", "allow", "ioctl") and resolved here."""
+    rows = [(_LD_W_ABS, 0, 0, _ARCH_OFFSET), (_JEQ_K, 0, "deny", arch),
+            (_LD_W_ABS, 0, 0, _NR_OFFSET), (_JGE_K, "deny", 0, X32_SYSCALL_BIT)]
+    rows += [(_JEQ_K, "deny", 0, numbers[name]) for name in KEY_CALLS]
+    rows += [(_JEQ_K, "ioctl", 0, numbers["ioctl"]), (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+             ("ioctl",), (_LD_W_ABS, 0, 0, _ARG1_OFFSET)]
+    rows += [(_JEQ_K, "deny", 0, cmd) for cmd in KEY_IOCTLS.values()]
+    rows += [(_RET_K, 0, 0, SECCOMP_RET_ALLOW), ("deny",), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.EPERM)]
+    labels, code = {}, []
+    for row in rows:
+        if len(row) == 1:
+            labels[row[0]] = len(code)
         else:
-            out.append(row)
-    return out
+            code.append(row)
+    return [(op, _offset(jt, labels, i), _offset(jf, labels, i), k) for i, (op, jt, jf, k) in enumerate(code)]
+
+
+def _offset(target, labels, i):
+    """A jump to a label, as classic BPF counts it: instructions skipped after the next one."""
+    return labels[target] - i - 1 if isinstance(target, str) else target
 
 
 def forbid_keys():
@@ -62,7 +72,7 @@ def forbid_keys():
     arch, numbers = NATIVE.get(platform.machine(), (None, None))
     if arch is None:
         raise OSError(errno.ENOSYS, f"no seccomp table for {platform.machine()}: cannot forbid the key system calls")
-    rows = program(arch, numbers.values())
+    rows = program(arch, numbers)
     instructions = (_Instruction * len(rows))(*[_Instruction(*row) for row in rows])
     prog = _Program(len(rows), instructions)
     libc = ctypes.CDLL(None, use_errno=True)

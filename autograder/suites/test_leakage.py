@@ -167,9 +167,12 @@ def test_assert_passes_on_causal(student):
     raised = _verdict(student, lab_model("causal", 8))
     expect(raised is None, f"assert_no_future_leakage raised AssertionError on a causal model, which cannot see "
                            f"the future ({raised.detail[:120] if raised else ''}); it should pass silently.")
-    expect(_verdict(student, lab_model("none", 13)) is not None,
-           "assert_no_future_leakage passes a causal model, but it also passes a model that reads the whole "
-           "sequence: a check that never fires earns nothing for staying silent.")
+    # Both leaky kinds: a model that peeks one step ahead runs exactly the causal model's computation
+    # (probes.MASKS), so telling the two apart takes comparing logits, not timing the forward passes.
+    for mask, n, what in (("none", 13, "reads the whole sequence"), ("one_step", 16, "peeks one step ahead")):
+        expect(_verdict(student, lab_model(mask, n)) is not None,
+               f"assert_no_future_leakage passes a causal model, but it also passes a model that {what}: a check "
+               f"that never fires earns nothing for staying silent.")
 
 
 @pytest.mark.points(1)

@@ -90,14 +90,14 @@ def test_trained_model_is_causal(run, ref):
 
 def _your_check(student, state, mask):
     """The AssertionError the student's assert_no_future_leakage raised on the trained weights under ``mask``
-    ("causal", or "none": the leaky copy), or None when it passed silently."""
+    ("causal"; "none", the leaky copy; "one_step", a copy that peeks one step ahead), or None when it passed."""
     model = lab_model(mask, state=state)
     try:
         student.assert_no_future_leakage(model, reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
     except StudentError as err:
         expect(err.kind == "AssertionError",
-               f"on a {'leaky' if mask == 'none' else 'causal'} model it should "
-               f"{'raise AssertionError' if mask == 'none' else 'pass silently'}, but raised {err.kind}: {err.detail}")
+               f"on a {'causal' if mask == 'causal' else 'leaky'} model it should "
+               f"{'pass silently' if mask == 'causal' else 'raise AssertionError'}, but raised {err.kind}: {err.detail}")
         return err
     return None
 
@@ -111,9 +111,10 @@ def test_your_check_accepts_trained_model(run, student):
     raised = _your_check(student, result["state"], "causal")
     expect(raised is None, f"it raised AssertionError on the trained model with the causal mask: {raised.detail[:200]}"
            if raised else "")
-    expect(_your_check(student, result["state"], "none") is not None,
-           "it accepts the trained causal model, but also a copy with the causal mask removed: a check that "
-           "never fires earns nothing for accepting.")
+    for mask, what in (("none", "with the causal mask removed"), ("one_step", "that peeks one step ahead")):
+        expect(_your_check(student, result["state"], mask) is not None,
+               f"it accepts the trained causal model, but also a copy {what}: a check that never fires earns "
+               f"nothing for accepting.")
 
 
 @pytest.mark.points(2)
