@@ -149,6 +149,21 @@ def test_memory_of_the_whole_tree_stays_within_its_cap(tmp_path, mechanism):
     assert ran in results["output"], results["output"]
 
 
+@pytest.mark.parametrize("mechanism", ["cgroup", "watchdog"])
+def test_memory_no_process_maps_counts_too(tmp_path, mechanism):
+    """Red team round 5: memfds and tmpfs files are memory no PSS shows; the watchdog missed 6 GiB of them."""
+    if mechanism == "cgroup" and budget.parents()[0] is None:
+        pytest.skip("no writable cgroups on this machine")
+    env = {"AUTOGRADER_NO_CGROUPS": "1"} if mechanism == "watchdog" else {}
+    run, results = _grade(_notebook(tmp_path, "memory_unmapped"), tmp_path / "out" / "results.json", env)
+    output = results["output"]
+    assert "MEMFD: held" not in output, output
+    assert "UNMAPPED: " not in output or "tree survived False" in output, output  # stopped at its budget
+    assert all(got == top for got, top in _scores(results).values()), _scores(results)
+    if mechanism == "watchdog":
+        assert "worker tree killed at its budget" in run.stderr, run.stderr[-2000:]
+
+
 HOG = '''
 import os
 import time

@@ -88,17 +88,56 @@ def _grade(notebook, out):
     return parts
 
 
-@pytest.mark.parametrize("name", ["constant_verdicts", "timing_verdict"])
+@pytest.mark.parametrize("name", ["constant_verdicts", "timing_verdict", "order_verdict"])
 def test_verdicts_that_measure_nothing_earn_nothing(tmp_path, name):
-    """Round 3 (constants) and round 4 (timing the forward passes): leakage functions that never compare
-    logits score what the released stubs score, part by part."""
+    """Round 3 (constants), round 4 (timing the forward passes) and round 5 (a call schedule): leakage
+    functions that never compare logits score what the released stubs score, part by part."""
     from autograder.assignment import STUDENT_NOTEBOOK
     case = redteam.load(name)
     stub = next(c.source for c in nbformat.read(str(STUDENT_NOTEBOOK), as_version=4).cells
                 if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "leakage_solution")
     baseline = hostile.build(SOLUTION, [type("Stub", (), {"REPLACE": {"leakage_solution": stub}})], {})
-    nbformat.write(hostile.build(SOLUTION, [case], {}), str(tmp_path / "attack.ipynb"))
+    attack = hostile.build(SOLUTION, [case], {})
+    nbformat.write(attack, str(tmp_path / "attack.ipynb"))
+    if hasattr(case, "SCHEDULE"):  # the drawn orders are per notebook: grade one whose order the schedule misses
+        _missing_the_schedule(attack, case.SCHEDULE, tmp_path / "attack.ipynb")
     nbformat.write(baseline, str(tmp_path / "base.ipynb"))
     attack, base = _grade(tmp_path / "attack.ipynb", tmp_path / "a.json"), _grade(tmp_path / "base.ipynb", tmp_path / "b.json")
     assert attack["leakage"][0] == 0, attack
     assert all(attack[p][0] <= base[p][0] for p in base), (attack, base)
+
+
+def _drawn_orders(notebook_bytes):
+    """{pool: the kinds' order the grader will draw for these notebook bytes} (the suites' own rule)."""
+    import hashlib
+
+    import torch
+
+    from autograder.engine import probes, secret
+    from autograder.suites.verdicts import KINDS
+    probes.use_submission(probes.submission_base(secret.load(), hashlib.sha256(notebook_bytes).hexdigest()))
+    try:
+        return {pool: [KINDS[i] for i in torch.randperm(len(KINDS), generator=probes.generator(seed)).tolist()]
+                for pool, seed in (("leakage", 40), ("training", 41))}
+    finally:
+        probes.use_submission(0)
+
+
+def _missing_the_schedule(nb, schedule, path):
+    """Write ``nb`` to ``path``, with trailing spaces in a Markdown cell until no pool's order drawn for the
+    file's bytes fits ``schedule`` (a one-in-70 chance each; the test must not pass or fail by it)."""
+    markdown = next(c for c in nb.cells if c.cell_type == "markdown")
+    for _ in range(50):
+        nbformat.write(nb, str(path))
+        orders = _drawn_orders(path.read_bytes())
+        if all([kind != "causal" for kind in orders[pool]][:len(plan)] != plan for pool, plan in schedule.items()):
+            return
+        markdown.source += " "
+    raise AssertionError("every variant's drawn order fits the schedule: the order is not drawn per notebook")
+
+
+def test_verdict_orders_are_drawn_per_notebook():
+    """Round 5: the order of a verdict pool depends on the notebook's bytes (through the secret), and only on them."""
+    orders = [tuple(_drawn_orders(f"notebook {i}".encode())["leakage"]) for i in range(30)]
+    assert len(set(orders)) >= 15, orders  # 70 orders in all
+    assert _drawn_orders(b"notebook 3") == _drawn_orders(b"notebook 3")

@@ -18,7 +18,7 @@ A worker's life, from fork to kill::
     grader ──request(config, socket fd)──▶ template ──fork──▶ keeper ──fork──▶ worker
     grader ◀──────────── worker pid ◀───── template ◀─ pid ── keeper
     worker: budget → session → namespaces → root → environment → uid → keyrings → no key
-            system calls (seccomp) → limits
+            system calls, no unmapped memory (seccomp) → limits
     grader ──arena fd, Init(cells)──▶ worker ──CellStart/CellEnd…, Ready──▶ grader
     grader ──Call──▶ worker [──ModelOp──▶ grader ──ModelResult──▶ worker]* ──Reply──▶ grader
                                                           (as often as the checks need)

@@ -19,9 +19,12 @@ is swept by the next template that starts.
 Where no group can be made (no root, a read-only cgroupfs as in many containers, v2
 without delegated controllers) the keeper runs a Watchdog instead: every SAMPLE_SECONDS
 it sums the proportional set size (PSS: shared pages split between their sharers) of
-every process of the tree and SIGKILLs the whole tree at the cap. It can be overshot by
-what the tree allocates between two samples; the per-process address-space limit still
-bounds each process.
+every process of the tree and what the worker's private tmpfs mounts hold (/tmp, /var/tmp,
+/dev/shm: files there are memory no process maps), and SIGKILLs the whole tree at the cap.
+Memory held by no mapping and no file of those mounts (memfd, System V segments) is refused
+by syscalls.py. It can be overshot by what the tree allocates between two samples, and it
+does not see kernel buffers (pipes, sockets), which only a group counts; the per-process
+address-space limit still bounds each process.
 """
 import os
 import signal
@@ -284,17 +287,47 @@ def _pss_bytes(pid):
     return 0
 
 
+PRIVATE_MOUNTS = ("tmp", "var/tmp", "dev/shm", "dev/mqueue")  # confine.build_filesystem's tmpfs scratch
+
+
+def _tmpfs_bytes(worker, disk_mib):
+    """What the worker's private tmpfs mounts hold, seen through its root (/proc/PID/root).
+
+    Only once the worker stands on a root of its own (before pivot_root its /tmp is the
+    host's), and only mounts no larger than the scratch size confine.py gives them.
+    """
+    try:
+        own, host = os.stat(f"/proc/{worker}/root/"), os.stat("/")
+    except OSError:
+        return 0
+    if (own.st_dev, own.st_ino) == (host.st_dev, host.st_ino):
+        return 0
+    used, seen = 0, set()
+    for mount in PRIVATE_MOUNTS:
+        try:
+            st = os.statvfs(f"/proc/{worker}/root/{mount}")
+        except OSError:
+            continue
+        if st.f_fsid not in seen and st.f_blocks * st.f_frsize <= disk_mib << 20:
+            seen.add(st.f_fsid)
+            used += (st.f_blocks - st.f_bfree) * st.f_frsize
+    return used
+
+
 class Watchdog:
     """Where there is no group: sum the tree's memory every SAMPLE_SECONDS, SIGKILL it at the cap."""
 
-    def __init__(self, keeper_pid, memory_mib, processes):
+    def __init__(self, keeper_pid, memory_mib, processes, worker=None, disk_mib=0):
         self.keeper, self.cap, self.processes = keeper_pid, memory_mib << 20, processes
+        self.worker, self.disk_mib = worker, disk_mib  # its root holds private mounts of disk_mib each
         self.peak = 0
         self.fired = ""
 
     def check(self):
         tree = descendants(self.keeper)
         used = sum(_pss_bytes(pid) for pid in tree)
+        if self.worker:
+            used += _tmpfs_bytes(self.worker, self.disk_mib)
         self.peak = max(self.peak, used)
         if used > self.cap:
             self.fired = f"memory {used >> 20} MiB over {self.cap >> 20} MiB"

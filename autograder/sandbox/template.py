@@ -116,7 +116,9 @@ def keep(config, worker_fd, report_w, lab):
 
 def watch(worker, group, config):
     """Reap until the tree is gone; without a control group, enforce its budget by sampling."""
-    watchdog = None if group else budget.Watchdog(os.getpid(), config["memory_mib"], config["processes"])
+    watchdog = None if group else budget.Watchdog(os.getpid(), config["memory_mib"], config["processes"],
+                                                  worker=worker if config["isolated"] else None,
+                                                  disk_mib=config["disk_mib"])
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG if watchdog else 0)

@@ -11,7 +11,8 @@ A property that a constant also has earns its point only together with the job i
 restored" count for a prefix_change whose value on a model that reads the future is the
 right one; "passes silently on a causal model" counts for a check that also raises on a
 leaky model, and "raises on leaky models" and "respects tol" for one that also passes a
-causal one.
+causal one. Those three read one pool of verdicts on causal and leaky models, asked in an
+order drawn per submission (suites/verdicts.py), so that no call counter can replay them.
 """
 import pytest
 import torch
@@ -21,6 +22,7 @@ from autograder.engine.student import StudentError
 from autograder.suites.expect import (expect, expect_close, expect_float, expect_message_has_number,
                                       expect_unchanged)
 from autograder.suites.tolerances import TOL
+from autograder.suites.verdicts import first_wrong, pool
 
 pytestmark = pytest.mark.part("leakage")
 
@@ -149,44 +151,40 @@ def _expect_raises(student, model, what, check_message=True, **kwargs):
                          f"AssertionError.")
 
 
-def _verdict(student, model):
-    """The AssertionError assert_no_future_leakage raised on ``model``, or None when it passed silently."""
-    try:
-        student.call("assert_no_future_leakage", model, _tokens(), CUT, lab().VOCAB)
-    except StudentError as err:
-        if err.kind != "AssertionError":
-            raise AssertionError(f"assert_no_future_leakage raised {err.kind}: {err.detail[:200]}; it should pass "
-                                 f"silently or raise AssertionError.") from None
-        return err
-    return None
+@pytest.fixture(scope="module")
+def verdicts(student):
+    """The student's assert_no_future_leakage (default tol) on four causal and four leaky probe models, in an
+    order drawn per submission (suites/verdicts.py): what the three checks below read."""
+    def ask(kind, position):
+        student.call("assert_no_future_leakage", lab_model(kind, 40 + position), _tokens(), CUT, lab().VOCAB)
+    return pool(40, ask)
 
 
 @pytest.mark.points(1)
-def test_assert_passes_on_causal(student):
+def test_assert_passes_on_causal(verdicts):
     """assert_no_future_leakage passes silently on a causal model"""
-    raised = _verdict(student, lab_model("causal", 8))
-    expect(raised is None, f"assert_no_future_leakage raised AssertionError on a causal model, which cannot see "
-                           f"the future ({raised.detail[:120] if raised else ''}); it should pass silently.")
-    # Both leaky kinds: a model that peeks one step ahead runs exactly the causal model's computation
-    # (probes.MASKS), so telling the two apart takes comparing logits, not timing the forward passes.
-    for mask, n, what in (("none", 13, "reads the whole sequence"), ("one_step", 16, "peeks one step ahead")):
-        expect(_verdict(student, lab_model(mask, n)) is not None,
-               f"assert_no_future_leakage passes a causal model, but it also passes a model that {what}: a check "
-               f"that never fires earns nothing for staying silent.")
+    wrong = first_wrong(verdicts, ("causal",))
+    expect(not wrong, f"assert_no_future_leakage should pass silently on a causal model, but {wrong}.")
+    wrong = first_wrong(verdicts)
+    expect(not wrong, f"assert_no_future_leakage passes causal models, but {wrong}: a check that does not tell "
+                      f"causal models from leaky ones earns nothing for staying silent.")
 
 
 @pytest.mark.points(1)
-def test_assert_raises_on_leaks(student):
+def test_assert_raises_on_leaks(verdicts):
     """assert_no_future_leakage raises AssertionError, stating the change, on leaky models"""
-    _expect_raises(student, lab_model("none", 9), "a model that reads the whole sequence")
-    _expect_raises(student, lab_model("one_step", 10), "a model that reads one step ahead")
-    expect(_verdict(student, lab_model("causal", 14)) is None,
-           "assert_no_future_leakage raises on leaky models, but it also raises on a causal model, which cannot "
-           "see the future: a check that always fires earns nothing for firing.")
+    wrong = first_wrong(verdicts, ("none", "one_step"))
+    expect(not wrong, f"assert_no_future_leakage should raise AssertionError on leaky models, but {wrong}.")
+    for v in verdicts:
+        if v.raised is not None:
+            expect_message_has_number(v.raised, "assert_no_future_leakage")
+    wrong = first_wrong(verdicts)
+    expect(not wrong, f"assert_no_future_leakage raises on leaky models, but {wrong}: a check that always fires "
+                      f"earns nothing for firing.")
 
 
 @pytest.mark.points(1)
-def test_assert_respects_tol(student, ref):
+def test_assert_respects_tol(student, ref, verdicts):
     """assert_no_future_leakage respects tol"""
     change, factor = float(_reference(ref, "none", 11)), TOL["tol_probe_factor"].atol
     try:
@@ -199,6 +197,6 @@ def test_assert_respects_tol(student, ref):
             from None
     _expect_raises(student, lab_model("none", 11), f"a leaky model with tol={change / factor:.3g} (below its change {change:.3g})",
                    check_message=False, tol=change / factor)
-    expect(_verdict(student, lab_model("causal", 15)) is None,
-           "assert_no_future_leakage follows tol on a leaky model, but raises on a causal model with the default "
-           "tol: a check that does not measure the change earns nothing for following tol.")
+    wrong = first_wrong(verdicts)
+    expect(not wrong, f"assert_no_future_leakage follows tol on a leaky model, but with the default tol {wrong}: a "
+                      f"check that does not measure the change earns nothing for following tol.")

@@ -10,10 +10,11 @@ import pytest
 
 from autograder.engine import reference_runs
 from autograder.engine.probes import lab, lab_model
-from autograder.engine.student import StudentError, SubmissionFault
+from autograder.engine.student import SubmissionFault
 from autograder.engine.training import train_with_student
 from autograder.suites.expect import expect
 from autograder.suites.tolerances import TOL
+from autograder.suites.verdicts import first_wrong, pool
 
 pytestmark = pytest.mark.part("training")
 TRAIN_SECONDS = 120.0  # the whole run; the smoke run's own compute takes well under one
@@ -88,41 +89,45 @@ def test_trained_model_is_causal(run, ref):
            "the model you trained can read the future (check causal_mask_blocked)")
 
 
-def _your_check(student, state, mask):
-    """The AssertionError the student's assert_no_future_leakage raised on the trained weights under ``mask``
-    ("causal"; "none", the leaky copy; "one_step", a copy that peeks one step ahead), or None when it passed."""
-    model = lab_model(mask, state=state)
-    try:
-        student.assert_no_future_leakage(model, reference_runs.splits()["test"][:4, :-1], 5, lab().VOCAB)
-    except StudentError as err:
-        expect(err.kind == "AssertionError",
-               f"on a {'causal' if mask == 'causal' else 'leaky'} model it should "
-               f"{'pass silently' if mask == 'causal' else 'raise AssertionError'}, but raised {err.kind}: {err.detail}")
-        return err
-    return None
+@pytest.fixture(scope="module")
+def your_checks(run, student):
+    """The student's assert_no_future_leakage on the trained weights under four causal and four leaky masks,
+    each on its own rows of the test split, in an order drawn per submission (suites/verdicts.py)."""
+    if isinstance(run, Exception):
+        return run  # the run's own failure, raised by each check (a fixture that raised would be ours)
+    result = run
+    tokens = reference_runs.splits()["test"][:, :-1]  # (128, 12): rows 4k .. 4k+3 for the k-th question
+
+    def ask(kind, position):
+        student.assert_no_future_leakage(lab_model(kind, state=result["state"]), tokens[4 * position:4 * position + 4],
+                                         5, lab().VOCAB)
+    return pool(41, ask)
 
 
-# Accepting the causal model counts for a check that also rejects the leaky copy, and the other way round:
-# a check that always says the same (never raises, or always does) earns nothing (red team, round 3).
+# Accepting the causal model counts for a check that also rejects the leaky copies, and the other way round:
+# a check that always says the same (never raises, or always does) earns nothing (red team, round 3), and the
+# verdicts are asked in an order no call counter can replay (round 5).
+COPIES = {"causal": "the trained model with its causal mask", "none": "a copy with the causal mask removed",
+          "one_step": "a copy that peeks one step ahead"}
+
+
 @pytest.mark.points(2)
-def test_your_check_accepts_trained_model(run, student):
+def test_your_check_accepts_trained_model(your_checks):
     """Your assert_no_future_leakage accepts the trained causal model"""
-    result = _get(run)
-    raised = _your_check(student, result["state"], "causal")
-    expect(raised is None, f"it raised AssertionError on the trained model with the causal mask: {raised.detail[:200]}"
-           if raised else "")
-    for mask, what in (("none", "with the causal mask removed"), ("one_step", "that peeks one step ahead")):
-        expect(_your_check(student, result["state"], mask) is not None,
-               f"it accepts the trained causal model, but also a copy {what}: a check that never fires earns "
-               f"nothing for accepting.")
+    your_checks = _get(your_checks)
+    wrong = first_wrong(your_checks, ("causal",), COPIES)
+    expect(not wrong, f"your check should accept the trained model, but {wrong}.")
+    wrong = first_wrong(your_checks, what=COPIES)
+    expect(not wrong, f"your check accepts the trained model, but {wrong}: a check that never fires earns nothing "
+                      f"for accepting.")
 
 
 @pytest.mark.points(2)
-def test_your_check_rejects_leaky_copy(run, student):
+def test_your_check_rejects_leaky_copy(your_checks):
     """Your assert_no_future_leakage rejects a leaky copy of the trained model"""
-    result = _get(run)
-    expect(_your_check(student, result["state"], "none") is not None,
-           "it accepted a copy of the trained model with the causal mask removed")
-    expect(_your_check(student, result["state"], "causal") is None,
-           "it rejects the leaky copy, but also the trained model with its causal mask: a check that always "
-           "fires earns nothing for rejecting.")
+    your_checks = _get(your_checks)
+    wrong = first_wrong(your_checks, ("none", "one_step"), COPIES)
+    expect(not wrong, f"your check should reject a leaky copy of the trained model, but {wrong}.")
+    wrong = first_wrong(your_checks, what=COPIES)
+    expect(not wrong, f"your check rejects the leaky copies, but {wrong}: a check that always fires earns nothing "
+                      f"for rejecting.")
