@@ -66,3 +66,25 @@ def test_no_template_is_forked_once_the_secret_is_loaded(tmp_path):
                          env={"PYTHONHASHSEED": "0", "AUTOGRADER_SECRET_FILE": str(tmp_path / "s.key"),
                               "PATH": "/usr/bin:/bin"})
     assert run.stdout.split() == ["True", "False"]
+
+
+def test_a_recovered_probe_seed_gives_no_other():
+    """Round 6: the multihead probe's weights give its 32-bit seed back (redteam/seed_oracle.py). With seeds
+    base * c + n that gave every other probe (seed(41), the training verdict pool's order, was seed(15) + 26);
+    now each probe's seed is a hash of (base, n): knowing one says nothing of another."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
+    from redteam import seed_oracle
+    low = (1 << 32) - 1
+    gaps = set()
+    try:
+        for draw in range(12):
+            probes.use_submission(_base(f"oracle {draw}"))
+            module, _ = probes.mha_spec(12, 3, 15)
+            if draw < 2:  # the attack itself works against the grader's probes: the seed comes back
+                assert seed_oracle.recover(module) == {probes.seed(15) & low}
+            gaps.add((probes.seed(41) - probes.seed(15)) & low)
+    finally:
+        probes.use_submission(0)
+    assert len(gaps) == 12, "probe seeds differ by a constant: one recovered seed gives the others"

@@ -20,9 +20,10 @@ DENY = syscalls.SECCOMP_RET_ERRNO | errno.EPERM
 pytestmark = pytest.mark.skipif(ARCH is None, reason="no seccomp table for this machine")
 
 
-def run(rows, nr, arch, arg1=0):
-    """What the filter returns for a system call: classic BPF, the four opcodes it uses."""
-    data = {syscalls._NR_OFFSET: nr, syscalls._ARCH_OFFSET: arch, syscalls._ARG1_OFFSET: arg1}
+def run(rows, nr, arch, arg1=0, arg0=0):
+    """What the filter returns for a system call: classic BPF, the five opcodes it uses."""
+    data = {syscalls._NR_OFFSET: nr, syscalls._ARCH_OFFSET: arch, syscalls._ARG0_OFFSET: arg0,
+            syscalls._ARG1_OFFSET: arg1}
     pc, acc = 0, 0
     while True:
         code, jt, jf, k = rows[pc]
@@ -30,19 +31,32 @@ def run(rows, nr, arch, arg1=0):
             acc = data[k]
         elif code == syscalls._RET_K:
             return k
-        elif code in (syscalls._JEQ_K, syscalls._JGE_K):
-            taken = acc == k if code == syscalls._JEQ_K else acc >= k
+        elif code in (syscalls._JEQ_K, syscalls._JGE_K, syscalls._JSET_K):
+            taken = {syscalls._JEQ_K: acc == k, syscalls._JGE_K: acc >= k, syscalls._JSET_K: bool(acc & k)}[code]
             pc += jt if taken else jf
         else:
             raise AssertionError(f"unexpected opcode {code:#x}")
         pc += 1
 
 
-def test_only_the_key_calls_are_refused_on_the_native_abi():
+def test_only_the_listed_calls_are_refused_on_the_native_abi():
     rows = syscalls.program(ARCH, NUMBERS)
     refused = {nr for nr in range(1024) if run(rows, nr, ARCH) == DENY}
-    assert refused == {NUMBERS[name] for name in syscalls.KEY_CALLS}
+    assert refused == {NUMBERS[name] for name in syscalls.DENIED_CALLS}
+    assert {"keyctl", "unshare", "setns", "mount", "socket", "socketpair"} <= set(syscalls.DENIED_CALLS)
+    enosys = {nr for nr in range(1024) if run(rows, nr, ARCH) == syscalls.SECCOMP_RET_ERRNO | errno.ENOSYS}
+    assert enosys == {NUMBERS[name] for name in syscalls.UNSUPPORTED_CALLS}
     assert all(run(rows, nr, ARCH) == syscalls.SECCOMP_RET_ALLOW for nr in (0, 1, 39, 57, 59, 231))
+
+
+def test_clone_is_refused_only_with_a_namespace_flag():
+    """Round 6: a user + mount namespace of the worker's own hid a tmpfs from the watchdog."""
+    rows, clone = syscalls.program(ARCH, NUMBERS), NUMBERS["clone"]
+    fork_flags, thread_flags = 0x01200011, 0x003D0F00  # glibc's fork(); pthread_create's CLONE_VM|FS|FILES|...
+    assert run(rows, clone, ARCH, arg0=fork_flags) == syscalls.SECCOMP_RET_ALLOW
+    assert run(rows, clone, ARCH, arg0=thread_flags) == syscalls.SECCOMP_RET_ALLOW
+    for flag in (0x00020000, 0x10000000, 0x20000000, 0x40000000, 0x08000000, 0x04000000, 0x02000000):
+        assert run(rows, clone, ARCH, arg0=fork_flags | flag) == DENY, hex(flag)
 
 
 def test_only_the_fscrypt_key_ioctls_are_refused():
@@ -81,6 +95,21 @@ pid = os.fork()
 if pid == 0:
     os._exit(0 if libc.syscall(keyctl, ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0)) == -1 else 3)
 print("child refused too", os.waitpid(pid, 0)[1] == 0)
+print("unshare", outcome(libc.unshare(0x10000000 | 0x00020000)))  # CLONE_NEWUSER | CLONE_NEWNS
+print("mount", outcome(libc.mount(b"none", b"/tmp", b"tmpfs", 0, None)))
+import socket, threading
+for make in (lambda: socket.socket(socket.AF_INET), lambda: socket.socketpair()):
+    try:
+        make()
+        print("socket ok")
+    except OSError as err:
+        print("socket", errno.errorcode[err.errno])
+NR = syscalls.NATIVE[platform.machine()][1]
+print("clone newuser", outcome(libc.syscall(NR["clone"], ctypes.c_ulong(0x10000000 | 17), None, None, None, None)))
+print("clone3", outcome(libc.syscall(NR["clone3"], None, ctypes.c_size_t(0))))
+box = []
+t = threading.Thread(target=lambda: box.append(1)); t.start(); t.join()
+print("thread", box == [1])
 import torch
 with open("/etc/os-release") as f:
     print("torch", torch.arange(4.0).sum().item(), bool(f.read()))
@@ -94,3 +123,5 @@ def test_installed_the_key_calls_fail_and_nothing_else_does():
     assert lines[:5] == ["keyctl EPERM", "add_key EPERM", "request_key EPERM", "fscrypt add key EPERM",
                          "other ioctl ENOTTY"], lines
     assert "child refused too True" in lines and "torch 6.0 True" in lines, lines
+    assert lines[6:13] == ["unshare EPERM", "mount EPERM", "socket EPERM", "socket EPERM", "clone newuser EPERM",
+                           "clone3 ENOSYS", "thread True"], lines

@@ -12,9 +12,18 @@ filter is inherited by anything it starts.
 
 Also refused: every system call of another ABI (the 32-bit int 0x80 entry, x32 numbers),
 which would otherwise reach the same calls under other numbers. A refused call fails with
-EPERM, as an unprivileged user's would. And two calls that give a process memory no mapping
-shows (memfd_create, shmget) answer ENOSYS, as on a kernel without them: where no control
-group can be made, the memory watchdog (budget.py) sees only mappings and the scratch mounts.
+EPERM, as an unprivileged user's would. And calls that give a process memory no mapping
+shows (memfd_create, shmget, msgget, mq_open, io_uring_setup, userfaultfd, bpf, perf_event_open)
+answer ENOSYS, as on a kernel without them: where no control group can be made, the memory
+watchdog (budget.py) sees only mappings and the scratch mounts.
+
+Red team, round 6, both where no control group can be made: a cell made a user and mount
+namespace of its own (unshare, after setting itself dumpable again) and mounted an 8 GiB tmpfs
+that no watchdog looks at (6 GiB held past the 4 GiB cap); another queued 6 GiB in AF_UNIX
+socket buffers (8 MiB a socket, 512 sockets a process, 256 processes). A worker needs neither
+(its one socket to the grader is inherited), so new namespaces (unshare, setns, clone with a
+CLONE_NEW* flag; clone3, whose flags a filter cannot read, answers ENOSYS and glibc falls back
+to clone), mounts and new sockets are refused with EPERM.
 """
 import ctypes
 import errno
@@ -26,23 +35,40 @@ X32_SYSCALL_BIT = 0x40000000
 # (audit arch of this machine's native ABI, {name: number}) from the kernel's unistd tables.
 NATIVE = {
     "x86_64": (0xC000003E, {"add_key": 248, "request_key": 249, "keyctl": 250, "ioctl": 16,
-                            "memfd_create": 319, "shmget": 29}),
+                            "memfd_create": 319, "shmget": 29, "msgget": 68, "mq_open": 240,
+                            "io_uring_setup": 425, "userfaultfd": 323, "bpf": 321, "perf_event_open": 298,
+                            "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
+                            "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+                            "fspick": 433, "mount_setattr": 442, "socket": 41, "socketpair": 53,
+                            "clone": 56, "clone3": 435}),
     "aarch64": (0xC00000B7, {"add_key": 217, "request_key": 218, "keyctl": 219, "ioctl": 29,
-                             "memfd_create": 279, "shmget": 194}),
+                             "memfd_create": 279, "shmget": 194, "msgget": 186, "mq_open": 180,
+                             "io_uring_setup": 425, "userfaultfd": 282, "bpf": 280, "perf_event_open": 241,
+                             "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
+                             "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+                             "fspick": 433, "mount_setattr": 442, "socket": 198, "socketpair": 199,
+                             "clone": 220, "clone3": 435}),
 }
 KEY_CALLS = ("add_key", "request_key", "keyctl")
+# New namespaces, mounts and sockets (round 6, see above): refused with EPERM.
+CONFINING_CALLS = ("unshare", "setns", "mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen",
+                   "fsconfig", "fsmount", "fspick", "mount_setattr", "socket", "socketpair")
+DENIED_CALLS = KEY_CALLS + CONFINING_CALLS
+# clone's flags (its first argument) that make a namespace: NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
+CLONE_NEW_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 # Memory a process holds without mapping it: a memfd filled with write() (64 MiB each, 512 of them per
 # process) or a System V segment is no part of any process's PSS, so where no control group can be
 # made the watchdog never saw it (red team, round 5: 6 GiB held past the 4 GiB cap). They answer
 # ENOSYS, as on a kernel without them, so libraries that try them fall back (asmjit, in PyTorch,
 # goes on to /dev/shm, which is a bounded private tmpfs the watchdog counts).
-UNSUPPORTED_CALLS = ("memfd_create", "shmget")
+UNSUPPORTED_CALLS = ("memfd_create", "shmget", "msgget", "mq_open", "io_uring_setup", "userfaultfd", "bpf",
+                     "perf_event_open", "clone3")
 # fscrypt's ioctls put keys into a filesystem's keyring, charged to the caller's uid (red team, round 4:
 # refused here only because this disk has no "encrypt" feature): _IOWR('f', 23..25, ...) from linux/fscrypt.h.
 KEY_IOCTLS = {"FS_IOC_ADD_ENCRYPTION_KEY": 0xC0506617, "FS_IOC_REMOVE_ENCRYPTION_KEY": 0xC0406618,
               "FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS": 0xC0406619}
-_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06  # classic BPF opcodes
-_NR_OFFSET, _ARCH_OFFSET, _ARG1_OFFSET = 0, 4, 24  # struct seccomp_data: nr, arch, args[1] (low 32 bits)
+_LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06  # classic BPF opcodes
+_NR_OFFSET, _ARCH_OFFSET, _ARG0_OFFSET, _ARG1_OFFSET = 0, 4, 16, 24  # struct seccomp_data: nr, arch, args[0], args[1] (low 32 bits)
 
 
 class _Instruction(ctypes.Structure):
@@ -54,13 +80,17 @@ class _Program(ctypes.Structure):
 
 
 def program(arch, numbers):
-    """The filter as (code, jt, jf, k) rows: another ABI, a key call, or an fscrypt key ioctl -> EPERM;
-    an unmapped-memory call -> ENOSYS; anything else allowed. Jumps are written to labels and resolved here."""
+    """The filter as (code, jt, jf, k) rows: another ABI, a key, namespace, mount or socket call, a clone
+    with a CLONE_NEW* flag, or an fscrypt key ioctl -> EPERM; an unmapped-memory call or clone3 -> ENOSYS;
+    anything else allowed. Jumps are written to labels and resolved here."""
     rows = [(_LD_W_ABS, 0, 0, _ARCH_OFFSET), (_JEQ_K, 0, "deny", arch),
             (_LD_W_ABS, 0, 0, _NR_OFFSET), (_JGE_K, "deny", 0, X32_SYSCALL_BIT)]
-    rows += [(_JEQ_K, "deny", 0, numbers[name]) for name in KEY_CALLS]
+    rows += [(_JEQ_K, "deny", 0, numbers[name]) for name in DENIED_CALLS]
     rows += [(_JEQ_K, "unsupported", 0, numbers[name]) for name in UNSUPPORTED_CALLS]
-    rows += [(_JEQ_K, "ioctl", 0, numbers["ioctl"]), (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+    rows += [(_JEQ_K, "clone", 0, numbers["clone"]),
+             (_JEQ_K, "ioctl", 0, numbers["ioctl"]), (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+             ("clone",), (_LD_W_ABS, 0, 0, _ARG0_OFFSET), (_JSET_K, "deny", 0, CLONE_NEW_FLAGS),
+             (_RET_K, 0, 0, SECCOMP_RET_ALLOW),
              ("ioctl",), (_LD_W_ABS, 0, 0, _ARG1_OFFSET)]
     rows += [(_JEQ_K, "deny", 0, cmd) for cmd in KEY_IOCTLS.values()]
     rows += [(_RET_K, 0, 0, SECCOMP_RET_ALLOW), ("unsupported",), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.ENOSYS),

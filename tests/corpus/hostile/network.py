@@ -16,16 +16,18 @@ def net_probe():
                 ("abstract", _socket.AF_UNIX, "\\0__ABSTRACT__")]
     for label, family, address in attempts:
         started = _time.monotonic()
-        probe = _socket.socket(family, _socket.SOCK_STREAM)
-        probe.settimeout(1.0)
-        try:
+        probe = None
+        try:  # socket() itself is refused in the worker (sandbox/syscalls.py); a connect would be too
+            probe = _socket.socket(family, _socket.SOCK_STREAM)
+            probe.settimeout(1.0)
             probe.connect(address)
             probe.sendall(b"HOSTILE_NETWORK_REACHED")
             outcome = "CONNECTED"
         except OSError as err:
             outcome = f"refused ({type(err).__name__})"
         finally:
-            probe.close()
+            if probe is not None:
+                probe.close()
         results.append(f"{label}={outcome} in {_time.monotonic() - started:.2f}s")
     try:
         udp = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
