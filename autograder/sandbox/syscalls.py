@@ -32,23 +32,19 @@ import platform
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
 X32_SYSCALL_BIT = 0x40000000
-# (audit arch of this machine's native ABI, {name: number}) from the kernel's unistd tables.
-NATIVE = {
-    "x86_64": (0xC000003E, {"add_key": 248, "request_key": 249, "keyctl": 250, "ioctl": 16,
-                            "memfd_create": 319, "shmget": 29, "msgget": 68, "mq_open": 240,
-                            "io_uring_setup": 425, "userfaultfd": 323, "bpf": 321, "perf_event_open": 298,
-                            "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
-                            "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-                            "fspick": 433, "mount_setattr": 442, "socket": 41, "socketpair": 53,
-                            "clone": 56, "clone3": 435}),
-    "aarch64": (0xC00000B7, {"add_key": 217, "request_key": 218, "keyctl": 219, "ioctl": 29,
-                             "memfd_create": 279, "shmget": 194, "msgget": 186, "mq_open": 180,
-                             "io_uring_setup": 425, "userfaultfd": 282, "bpf": 280, "perf_event_open": 241,
-                             "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41,
-                             "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-                             "fspick": 433, "mount_setattr": 442, "socket": 198, "socketpair": 199,
-                             "clone": 220, "clone3": 435}),
+# {name: (x86_64 number, aarch64 number)} from the kernel's unistd tables.
+_NUMBERS = {
+    "add_key": (248, 217), "request_key": (249, 218), "keyctl": (250, 219), "ioctl": (16, 29),
+    "memfd_create": (319, 279), "shmget": (29, 194), "msgget": (68, 186), "mq_open": (240, 180),
+    "io_uring_setup": (425, 425), "userfaultfd": (323, 282), "bpf": (321, 280), "perf_event_open": (298, 241),
+    "unshare": (272, 97), "setns": (308, 268), "mount": (165, 40), "umount2": (166, 39), "pivot_root": (155, 41),
+    "open_tree": (428, 428), "move_mount": (429, 429), "fsopen": (430, 430), "fsconfig": (431, 431),
+    "fsmount": (432, 432), "fspick": (433, 433), "mount_setattr": (442, 442), "socket": (41, 198),
+    "socketpair": (53, 199), "clone": (56, 220), "clone3": (435, 435),
 }
+# machine: (audit arch of its native ABI, {name: number})
+NATIVE = {machine: (arch, {name: pair[i] for name, pair in _NUMBERS.items()})
+          for i, (machine, arch) in enumerate((("x86_64", 0xC000003E), ("aarch64", 0xC00000B7)))}
 KEY_CALLS = ("add_key", "request_key", "keyctl")
 # New namespaces, mounts and sockets (round 6, see above): refused with EPERM.
 CONFINING_CALLS = ("unshare", "setns", "mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen",
@@ -109,11 +105,11 @@ def _offset(target, labels, i):
     return labels[target] - i - 1 if isinstance(target, str) else target
 
 
-def forbid_keys():
+def install_filter():
     """Install the filter in this process (and everything it will start); raises OSError if it cannot."""
     arch, numbers = NATIVE.get(platform.machine(), (None, None))
     if arch is None:
-        raise OSError(errno.ENOSYS, f"no seccomp table for {platform.machine()}: cannot forbid the key system calls")
+        raise OSError(errno.ENOSYS, f"no seccomp table for {platform.machine()}: cannot install the worker's system-call filter")
     rows = program(arch, numbers)
     instructions = (_Instruction * len(rows))(*[_Instruction(*row) for row in rows])
     prog = _Program(len(rows), instructions)

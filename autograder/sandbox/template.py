@@ -155,7 +155,7 @@ def run_worker(config, worker_fd, lab, uid, group):
         os.chdir(config["workdir"])
         identity.set_environment(identity.worker_environment(os.getcwd(), os.getcwd(), os.environ))
         identity.fresh_keyrings(clear_user=False)  # the user keyring is the developer's own
-    syscalls.forbid_keys()  # 7. no key system call from here on: keyrings outlive the worker (syscalls.py)
+    syscalls.install_filter()  # 7. no key, namespace, mount or socket call from here on (syscalls.py)
     confine.set_limits(config)  # 8. per-process limits
     confine.close_other_fds(keep={worker_fd})
     worker.silence_stdio()
