@@ -246,11 +246,12 @@ def test_leakage_entries_observe_like_the_grader():
     tokens = torch.randint(8, (2, 10), generator=g(10))
     call = _call("prefix_change", model, tokens, 5, 8)
     right = core.run(ref.prefix_change, call)
-    assert right.ok and right.value < 1e-6 and right.modes == (True,) and right.mutated == ()
+    every = len(list(model.modules()))
+    assert right.ok and right.value < 1e-6 and right.modes == ((True,) * every,) and right.mutated == ()
     no_eval = core.run(ENTRY["prefix_no_eval"], call)
     assert no_eval.value > 1e-3  # dropout on: a causal model seems to leak
     assert core.run(ENTRY["prefix_no_eval"], call).value == no_eval.value  # same draws: the call's rng state
-    assert core.run(ENTRY["prefix_mode_not_restored"], call).modes == (False,)
+    assert core.run(ENTRY["prefix_mode_not_restored"], call).modes == ((False,) * every,)
     assert core.run(ENTRY["prefix_mutates_tokens"], call).mutated == (1,)
     assert model.training, "diagnosing must leave the grader's model in the mode it found it"
     leaky = lab_model("none", 2)

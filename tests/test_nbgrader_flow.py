@@ -27,7 +27,7 @@ from autograder.flows.nbgrader import KERNEL_NAME, course as nc
 from autograder.flows.nbgrader import preprocessors as pp
 from autograder.flows.nbgrader.record import load_record
 from flows.shared import ASSIGNMENT, ROOT, by_part, cli_results, course
-from flows.submissions import dump, filled, invalid_json, submissions
+from flows.submissions import dump, filled, honest_names, honest_submissions, invalid_json, submissions
 
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 from hostile._harness import diff, processes, secret_lines, snapshot
@@ -73,7 +73,8 @@ def graded_course(tmp_path_factory):
     texts = dict(submissions(released, source))
     texts["masks_blank"] = nbformat.writes(masks_blank(released, source))
     texts[BROKEN] = invalid_json()
-    for name, (attack, base) in forgery.build_cases(FORGERIES).items():
+    texts.update(honest_submissions(released, source))  # tests/corpus/honest.py: full marks here too
+    for name, (attack, base) in forgery.build_bounded(FORGERIES).items():  # base: the EQUIVALENT if any
         key = "forgery_" + re.sub(r"\W+", "_", name).strip("_")
         texts[key], texts[key + "_baseline"] = nbformat.writes(attack), nbformat.writes(base)
     baseline = {}
@@ -541,3 +542,12 @@ def test_model_answers_are_shown_to_graders_never_to_students(graded_course):
         if name == "blank":  # (the "solution" student's answers are the model answers)
             for text in models.values():
                 assert text[:60] not in html, name
+
+
+def test_honest_idioms_get_full_marks(graded_course):
+    """tests/corpus/honest.py through nbgrader: every part of every corpus notebook in full in the gradebook."""
+    honest = [n for n in graded_course["notebooks"] if n.startswith("honest_")]
+    assert len(honest) >= 15
+    for name in honest:
+        short = {p: (s, points(p)) for p, s in scores(graded_course, name).items() if s < points(p)}
+        assert not short, f"{name} ({honest_names(int(name.rsplit('_', 1)[1]))}) lost points: {short}"

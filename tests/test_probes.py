@@ -88,3 +88,33 @@ def test_a_recovered_probe_seed_gives_no_other():
     finally:
         probes.use_submission(0)
     assert len(gaps) == 12, "probe seeds differ by a constant: one recovered seed gives the others"
+
+
+def test_no_verdict_order_is_drawn_from_a_models_seed(monkeypatch):
+    """A lab model's weights go to the worker (its replica), and a probe's seed can be read back from the weights
+    it shuffled (the test above). So the order a verdict pool asks in must come from a probe number no model
+    handed to the student is built from: the leakage suite's pool drew its order from probe 40, the seed of
+    its own first model. Both suites that ask pools run here in-process against the reference."""
+    import pytest as _pytest
+
+    from autograder.engine import probes as probe_module
+    from autograder.suites import verdicts
+    model_probes, order_probes = set(), set()
+    real_weights, real_generator = probe_module._seeded_weights, verdicts.generator
+
+    def weights(mask, probe_seed, dropout):
+        model_probes.add(probe_seed)
+        return real_weights(mask, probe_seed, dropout)
+
+    def order(n):
+        order_probes.add(probes.seed(n))
+        return real_generator(n)
+
+    monkeypatch.setattr(probe_module, "_seeded_weights", weights)
+    monkeypatch.setattr(verdicts, "generator", order)
+    from autograder.assignment import ROOT
+    code = _pytest.main([str(ROOT / "autograder/suites/test_leakage.py"), "-q", "-p", "no:cacheprovider",
+                         "--assert=plain", "-k", "assert"])
+    assert code == 0
+    assert model_probes and order_probes, "the suite asked no pool, or built no model"
+    assert not model_probes & order_probes, "a verdict pool's order is drawn from a seed a model was built from"

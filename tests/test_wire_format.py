@@ -74,10 +74,12 @@ def test_non_finite_floats():
 
 def test_the_grader_side_records():
     spec = wire.ModuleSpec("mha", {"embed_dim": 4, "num_heads": 2}, {"w": torch.eye(4)}, training=True)
-    back = roundtrip([spec, wire.RemoteModel(3, False), wire.SharedTensor(128, "float32", (2, 3))])
+    remote = wire.RemoteModel(3, 0.2, {"embedding.weight": torch.arange(6.0).view(2, 3)}, [True, False, True])
+    back = roundtrip([spec, remote, wire.SharedTensor(128, "float32", (2, 3))])
     assert back[0].kind == "mha" and back[0].config == spec.config and back[0].training is True
     assert torch.equal(back[0].state["w"], torch.eye(4))
-    assert back[1] == wire.RemoteModel(3, False)
+    assert (back[1].handle, back[1].dropout, back[1].modes) == (3, 0.2, [True, False, True])
+    assert torch.equal(back[1].state["embedding.weight"], remote.state["embedding.weight"])
     assert back[2] == wire.SharedTensor(128, "float32", (2, 3))
 
 

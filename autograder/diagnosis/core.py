@@ -16,7 +16,9 @@ from torch import nn
 from ..assignment import PARTS as _PARTS
 from ..assignment import depends_on  # which graded function calls which (assignment.USES)
 from .hints import part_label  # "Part 1: Reading with attention", as the notebook titles it
+from ..engine.lab_models import is_lab_model
 from ..sandbox import calls as _calls
+from ..sandbox.replica import mode_vector, set_modes
 from ..sandbox.wire import ModuleSpec
 from ..suites.tolerances import TOL
 
@@ -62,7 +64,7 @@ class Call:
     args: tuple
     kwargs: dict
     grad: bool = False
-    modes_before: tuple = ()  # .training of each model argument when sent
+    modes_before: tuple = ()  # the flags of each model argument (every module's) when sent
     rng: object = None  # the CPU generator's state when sent (models with dropout run in the grader)
     result: object = None  # the CallResult
 
@@ -76,7 +78,7 @@ def record(name, args, kwargs, grad=False):
     args = tuple(a.detach().clone() if isinstance(a, torch.Tensor) else a for a in args)
     kwargs = {k: v.detach().clone() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
     models = _models(args, kwargs)
-    return Call(name, args, kwargs, grad, tuple(m.training for m in models),
+    return Call(name, args, kwargs, grad, tuple(tuple(mode_vector(m)) for m in models),
                 torch.get_rng_state() if models else None)
 
 
@@ -96,7 +98,7 @@ def observed(call):
     r = call.result
     if not r.ok:
         message = (r.error or {}).get("message", "")
-        return Outcome(False, error=(r.error or {}).get("type", "Error"),
+        return Outcome(False, error=(r.error or {}).get("base") or (r.error or {}).get("type", "Error"),
                        error_has_number=any(ch.isdigit() for ch in message))
     return Outcome(True, r.value, r.grad, mutated=tuple(r.mutated), modes=tuple(r.modes))
 
@@ -123,25 +125,25 @@ def run(fn, call):
     args = [_prepare(a) for a in call.args]
     kwargs = {k: _prepare(v) for k, v in call.kwargs.items()}
     models = _models(args, kwargs)
-    after = [m.training for m in models]  # restored below: diagnosing never changes a model
+    after = [mode_vector(m) for m in models]  # restored below: diagnosing never changes a model
     rng = torch.get_rng_state()
     try:
-        for m, mode in zip(models, call.modes_before):
-            m.train(mode)
+        for m, modes in zip(models, call.modes_before):
+            set_modes(m, modes)
         if call.rng is not None:
             torch.set_rng_state(call.rng)
         try:
             value, gradient = _calls.invoke(fn, args, kwargs, call.grad)
         except Exception as err:  # noqa: BLE001 - a wrong version may raise, like the student's
             message = str(err)
-            return Outcome(False, error=type(err).__name__, error_has_number=any(c.isdigit() for c in message))
+            return Outcome(False, error=_calls.builtin_kind(err), error_has_number=any(c.isdigit() for c in message))
         mutated = tuple(i for i, (a, o) in enumerate(zip(args, call.args))
                         if isinstance(o, torch.Tensor) and not (a.shape == o.shape and torch.equal(a, o)))
-        modes = tuple(m.training for m in models if hasattr(m, "embedding"))
+        modes = tuple(tuple(mode_vector(m)) for m in models if is_lab_model(m))
         return Outcome(True, _plain(value), _plain(gradient), mutated=mutated, modes=modes)
     finally:
-        for m, mode in zip(models, after):
-            m.train(mode)
+        for m, modes in zip(models, after):
+            set_modes(m, modes)
         torch.set_rng_state(rng)
 
 

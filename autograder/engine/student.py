@@ -22,7 +22,10 @@ class StudentError(SubmissionFault):
     """The student's function raised (or is missing)."""
 
     def __init__(self, name, error):
-        self.kind, self.detail = error.get("type", "Error"), error.get("message", "")
+        # kind: the built-in exception it is (what the checks compare: a subclass of AssertionError is
+        # one); name: its own class, as the student wrote it.
+        self.name, self.detail = error.get("type", "Error"), error.get("message", "")
+        self.kind = error.get("base") or self.name
         inner, where = error.get("function") or "", error.get("where", "")
         if name == "training":
             subject = "the lab's training run" + (f" (in `{inner}`)" if inner else "")
@@ -36,7 +39,7 @@ class StudentError(SubmissionFault):
         elif self.kind == "Missing":
             text = f"{subject} cannot run: {self.detail}"
         else:
-            text = f"{subject} raised {self.kind}: {self.detail}{where}"
+            text = f"{subject} raised {self.name}: {self.detail}{where}"
         super().__init__(text)
 
 
@@ -118,13 +121,6 @@ def tensor_bytes(value, depth=0):
     return 0
 
 
-def is_lab_model(value):
-    """A lab TinyTransformer handed to a student function: it stays with the grader (a stand-in goes
-    to the worker), and its train/eval mode after the call is observed."""
-    import torch
-    return isinstance(value, torch.nn.Module) and hasattr(value, "embedding") and hasattr(value, "positions")
-
-
 def load_lab():
     """The public lab module, as the worker sees it: executed from its source text."""
     import types
@@ -153,6 +149,8 @@ class LocalTransport:
         import torch
 
         from ..sandbox import calls
+        from ..sandbox.replica import mode_vector
+        from .lab_models import dropout_active, is_lab_model
         from .supervisor import CallResult
         try:
             fn = calls.lookup(self._ns, name)
@@ -163,7 +161,8 @@ class LocalTransport:
         kwargs = {k: _local(v) for k, v in kwargs.items()}
         models = [a for a in [*args, *kwargs.values()] if is_lab_model(a)]
         forward_modes = []
-        hooks = [m.register_forward_pre_hook(lambda module, _: forward_modes.append(module.training)) for m in models]
+        hooks = [m.register_forward_pre_hook(lambda module, _: forward_modes.append(dropout_active(module)))
+                 for m in models]
         try:
             value, gradient = calls.invoke(fn, args, kwargs, grad)
         except Exception as err:  # noqa: BLE001 - the reference raising is a result like any other
@@ -174,7 +173,7 @@ class LocalTransport:
         mutated = [i for i, (a, o) in enumerate(zip(args, originals))
                    if isinstance(o, torch.Tensor) and not torch.equal(a, o)]
         return CallResult(True, _roundtrip(value), _roundtrip(gradient), mutated=mutated,
-                          modes=[m.training for m in models], forward_modes=forward_modes)
+                          modes=[tuple(mode_vector(m)) for m in models], forward_modes=forward_modes)
 
 
 def _local(value):

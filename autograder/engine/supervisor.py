@@ -33,7 +33,8 @@ import torch
 
 from ..sandbox import confine, protocol, wire
 from ..assignment import ROOT
-from .student import GraderFault, SubmissionFault, WorkerLost, is_lab_model
+from .lab_models import ServedModels, is_lab_model
+from .student import GraderFault, SubmissionFault, WorkerLost
 
 CELL_OUTPUT = 20_000  # characters of one cell's printed output kept for the reports
 OUTPUT_BUDGET = 1_000_000  # ... and of the whole notebook's
@@ -70,8 +71,8 @@ class CallResult:
     grad: object = None
     error: dict = field(default_factory=dict)
     mutated: list = field(default_factory=list)  # positional tensor arguments it wrote into
-    modes: list = field(default_factory=list)  # .training of each model argument afterwards
-    forward_modes: list = field(default_factory=list)  # .training of the model at each forward pass it ran
+    modes: list = field(default_factory=list)  # each lab model argument's flags afterwards (lab_models.py)
+    forward_modes: list = field(default_factory=list)  # dropout active, at each forward pass it ran
 
 
 class WorkerState(enum.Enum):
@@ -138,19 +139,6 @@ class Arena:
     def close(self):
         self.map.close()
         os.close(self.fd)
-
-
-def _tokens_error(tokens, model):
-    """Why ``tokens`` cannot go into one of our lab models, or "" (the worker asked for a forward pass)."""
-    if not isinstance(tokens, torch.Tensor) or tokens.dtype not in (torch.int64, torch.int32, torch.int16,
-                                                                    torch.int8, torch.uint8):
-        return "the model takes a tensor of token ids (integers)"
-    vocab, length = model.embedding.num_embeddings, model.positions.size(0)
-    if tokens.dim() != 2 or not 1 <= tokens.size(0) <= 64 or not 1 <= tokens.size(1) <= length:
-        return f"the model takes tokens of shape (N, T) with T <= {length}; got {tuple(tokens.shape)}"
-    if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= vocab):
-        return f"token ids must lie in 0..{vocab - 1}"
-    return ""
 
 
 class WorkerSession:
@@ -367,7 +355,7 @@ class WorkerSession:
         if name in self.poisoned:
             raise WorkerLost(self.poisoned[name])
         self.arena.reset()
-        placed, models = [], {}
+        placed, models = [], ServedModels()
         wire_args = [self._outgoing(a, placed, models, i) for i, a in enumerate(args)]
         wire_kwargs = {k: self._outgoing(v, placed, models, None) for k, v in kwargs.items()}
         for attempt in (1, 2):
@@ -381,9 +369,8 @@ class WorkerSession:
                     raise
         limit = timeout or self.limits.call_seconds
         end = time.monotonic() + self._remaining(limit)
-        forward_modes = []
         try:
-            reply = self._exchange(worker, models, end, limit, forward_modes)
+            reply = self._exchange(worker, models, end, limit)
         except WorkerLost as lost:
             self.kill()
             why = f"`{name}` {lost}"
@@ -393,8 +380,8 @@ class WorkerSession:
             self.poisoned[name] = why + "; it is not called again"
             raise WorkerLost(why) from None
         mutated = sorted(i for i, spec, raw in placed if i is not None and not self.arena.unchanged(spec, raw))
-        modes = [model.training for model in models.values()]
-        seen = dict(mutated=mutated, modes=modes, forward_modes=forward_modes)
+        models.settle(reply.models)
+        seen = dict(mutated=mutated, modes=models.modes(), forward_modes=models.forward_modes)
         if not reply.ok:
             return CallResult(False, error=_error(reply.error) or {}, **seen)
         return CallResult(True, reply.value, reply.grad, **seen)
@@ -404,20 +391,18 @@ class WorkerSession:
             spec, raw = self.arena.place(value)
             placed.append((index, spec, raw))
             return spec
-        if is_lab_model(value):  # it stays here
-            handle = len(models)
-            models[handle] = value
-            return wire.RemoteModel(handle, value.training)
+        if is_lab_model(value):  # it stays here; the worker gets a replica (sandbox/replica.py)
+            return models.outgoing(value)
         return value
 
-    def _exchange(self, worker, models, end, limit, forward_modes):
-        """Serve the worker's model requests until its Reply; note the mode of every forward pass."""
+    def _exchange(self, worker, models, end, limit):
+        """Serve the worker's forward passes until its Reply (lab_models.py notes what each ran in)."""
         for _ in range(protocol.MAX_MODEL_OPS + 1):
             message = self._receive(worker, max(0.0, end - time.monotonic()), (protocol.ModelOp, protocol.Reply),
                                     limit)
             if isinstance(message, protocol.Reply):
                 return message
-            self._send(worker, _serve_model(message, models, forward_modes))
+            self._send(worker, models.serve(message))
         raise WorkerLost(f"asked the model more than {protocol.MAX_MODEL_OPS} times in one call")
 
     def execution_report(self):
@@ -438,32 +423,12 @@ class WorkerSession:
         self.workdirs = []
 
 
-def _serve_model(op, models, forward_modes):
-    """Run one of the worker's model requests on our own model: protocol.ModelResult."""
-    model = models.get(op.handle)
-    if model is None:
-        return protocol.ModelResult(False, error="no such model")
-    if op.op == "train":
-        if not isinstance(op.mode, bool):
-            return protocol.ModelResult(False, error="training mode is expected to be boolean")
-        model.train(op.mode)
-        return protocol.ModelResult(True)
-    if op.op != "forward":
-        return protocol.ModelResult(False, error=f"unknown model request {op.op!r}")
-    problem = _tokens_error(op.tokens, model)
-    if problem:
-        return protocol.ModelResult(False, error=problem)
-    forward_modes.append(model.training)
-    with torch.no_grad():
-        return protocol.ModelResult(True, model(op.tokens.long()))
-
-
 def _error(error):
     """A worker's error report, reduced to the text fields the reports read."""
     if not isinstance(error, dict):
         return None
     clean = {"type": str(error.get("type") or "Error")[:100], "message": str(error.get("message", ""))[:500]}
-    clean.update({key: str(error[key])[:500] for key in ("where", "function") if key in error})
+    clean.update({key: str(error[key])[:500] for key in ("where", "function", "base") if key in error})
     return clean
 
 

@@ -2,7 +2,8 @@
 
 Runs inside the worker, where it is the student's code like any other: a notebook may
 replace it. So it reports only the function's return value (and, for the lab's loss,
-its gradient); what the grader needs to know about inputs and models it observes itself.
+its gradient) and the flags the lab models were left with; whether inputs were written
+into, and in which mode each forward pass ran, the grader observes itself.
 """
 import traceback
 
@@ -23,36 +24,6 @@ def build_module(spec):
     return module.train(spec.training)
 
 
-class ModelStandIn(nn.Module):
-    """The worker's side of a model that stays with the grader (wire.RemoteModel).
-
-    model(tokens) and model.train()/eval() are sent to the grader, which runs its own
-    model and remembers the mode; ``training`` here only mirrors what was asked.
-    """
-
-    def __init__(self, channel, handle, training):
-        super().__init__()
-        self._channel, self._handle = channel, handle
-        self.training = training
-
-    def _ask(self, op, **fields):
-        self._channel.send(protocol.to_wire(protocol.ModelOp(self._handle, op, **fields)))
-        result = protocol.parse(self._channel.receive(), [protocol.ModelResult])
-        if not result.ok:
-            raise RuntimeError(result.error)
-        return result.value
-
-    def train(self, mode=True):
-        if not isinstance(mode, bool):
-            raise ValueError("training mode is expected to be boolean")
-        self._ask("train", mode=mode)
-        self.training = mode
-        return self
-
-    def forward(self, tokens):
-        return self._ask("forward", tokens=tokens)
-
-
 def shared_view(arena, spec):
     """A tensor whose memory is the grader's arena: writing into it is visible to the grader."""
     dtype = DTYPES[spec.dtype]
@@ -64,20 +35,20 @@ def shared_view(arena, spec):
     return torch.frombuffer(arena, dtype=dtype, count=numel, offset=spec.offset).view(spec.shape)
 
 
-def live(value, channel, arena):
+def live(value, replicas, arena):
     """Wire records -> what the student's function receives."""
     if isinstance(value, ModuleSpec):
         return build_module(value)
     if isinstance(value, RemoteModel):
-        return ModelStandIn(channel, value.handle, value.training)
+        return replicas.replica(value)
     if isinstance(value, SharedTensor):
         return shared_view(arena, value)
     if isinstance(value, list):
-        return [live(v, channel, arena) for v in value]
+        return [live(v, replicas, arena) for v in value]
     if isinstance(value, tuple):
-        return tuple(live(v, channel, arena) for v in value)
+        return tuple(live(v, replicas, arena) for v in value)
     if isinstance(value, dict):
-        return {k: live(v, channel, arena) for k, v in value.items()}
+        return {k: live(v, replicas, arena) for k, v in value.items()}
     return value
 
 
@@ -118,22 +89,34 @@ def describe_error(err, cell_prefix="<cell "):
         if frame.filename.startswith(cell_prefix):
             where = f" (notebook {frame.filename.strip('<>')}, line {frame.lineno})"
             function = frame.name if frame.name != "<module>" else ""
-    message = str(err).strip().splitlines()[0][:300] if str(err).strip() else ""
-    return {"type": type(err).__name__, "message": message, "where": where, "function": function}
+    # The whole message on one line: torch.testing.assert_close and numpy state the numbers on its later lines.
+    message = " ".join(str(err).split())[:400]
+    return {"type": type(err).__name__, "base": builtin_kind(err), "message": message, "where": where,
+            "function": function}
 
 
-def run_call(namespace, call, channel, arena):
-    """protocol.Call -> protocol.Reply (never raises for anything the student's code does)."""
+def builtin_kind(err):
+    """The name of the built-in exception ``err`` is: a LeakageError(AssertionError) is an AssertionError."""
+    return next(c.__name__ for c in type(err).__mro__ if c.__module__ == "builtins")
+
+
+def run_call(namespace, call, replicas, arena):
+    """protocol.Call -> protocol.Reply (never raises for anything the student's code does).
+
+    The reply carries the train/eval flags of the lab models the function was handed
+    (replica.py): the grader's models take them, as they would have taken model.train().
+    """
     try:
         fn = lookup(namespace, call.name)
     except NotAFunction as missing:
         return protocol.Reply(False, error={"type": "Missing", "where": "", "message": str(missing)})
+    replicas.begin_call()
     try:
-        args = live(list(call.args), channel, arena)
-        kwargs = live(dict(call.kwargs), channel, arena)
+        args = live(list(call.args), replicas, arena)
+        kwargs = live(dict(call.kwargs), replicas, arena)
         value, gradient = invoke(fn, args, kwargs, bool(call.grad))
     except BaseException as err:  # SystemExit from student code is just an error here
         if isinstance(err, KeyboardInterrupt):
             raise
-        return protocol.Reply(False, error=describe_error(err))
-    return protocol.Reply(True, value=value, grad=gradient)
+        return protocol.Reply(False, error=describe_error(err), models=replicas.end_call())
+    return protocol.Reply(True, value=value, grad=gradient, models=replicas.end_call())

@@ -7,21 +7,26 @@
                                       <-     CellStart(index), CellEnd(index, error, output) per cell
                                       <-     Ready()
     Call(name, args, kwargs, grad)    ->
-                                      <-     ModelOp(handle, op, tokens, mode)   0..MAX_MODEL_OPS times
+                                      <-     ModelOp(handle, "forward", tokens, modes, state)
+                                                 0..MAX_MODEL_OPS times
     ModelResult(ok, value, error)     ->     (one per ModelOp: the grader ran its own model)
-                                      <-     Reply(ok, value, grad, error)
+                                      <-     Reply(ok, value, grad, error, models)
     Call ...                                 (until the grader kills the worker)
 
 Everything a worker sends is the student's word: the grader uses a Reply's value as the
-return value of the student's function, and nothing else in it. Whether the function
-wrote into its inputs, or left a model in train mode, the grader sees for itself (the
-arena is shared memory; models stay with the grader).
+return value of the student's function, and nothing else in it but ``models``, the flags
+the lab models were left with, which the grader's own models then take (as they would
+take model.train(); replica.py). Whether the function wrote into its inputs the grader
+sees for itself (the arena is shared memory), and a forward pass runs in the grader, in
+the flags and with the weights it was asked for.
 """
 from dataclasses import dataclass, field, fields
 
 from .wire import WireError
 
-MAX_MODEL_OPS = 64  # forward passes and mode switches one call may ask for (prefix_change needs 4)
+# Forward passes one call may ask of the grader's models. prefix_change needs 2; a check that tries every
+# position after the cut with every token of the vocabulary, one sample at a time, 2 * 7 * 8 + 1 = 113.
+MAX_MODEL_OPS = 512
 
 
 @dataclass
@@ -58,9 +63,10 @@ class Call:
 @dataclass
 class ModelOp:
     handle: int
-    op: str  # "forward" (tokens) or "train" (mode)
+    op: str  # "forward", the only one
     tokens: object = None
-    mode: bool = True
+    modes: list = field(default_factory=list)  # the train/eval flag of every module, in modules() order
+    state: object = None  # the weights and buffers (state_dict), only when they differ from what was sent
 
 
 @dataclass
@@ -76,6 +82,7 @@ class Reply:
     value: object = None
     grad: object = None
     error: object = None
+    models: object = None  # {str(handle): flags of every module, or None} of the lab models handed over
 
 
 KINDS = {cls.__name__: cls for cls in (Init, CellStart, CellEnd, Ready, Call, ModelOp, ModelResult, Reply)}

@@ -38,12 +38,18 @@ class ModuleSpec:
     training: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass
 class RemoteModel:
-    """A model that stays with the grader: the worker gets a stand-in whose every forward
-    pass and train/eval switch is a request the grader serves and records (protocol.ModelOp)."""
+    """A lab model that stays with the grader: the worker gets a replica with these weights
+    and flags whose forward passes the grader runs (sandbox/replica.py, protocol.ModelOp).
+
+    dropout: the model's dropout probability (the one thing of its shape that varies);
+    state: its state_dict; modes: the train/eval flag of every module, in modules() order.
+    """
     handle: int
-    training: bool
+    dropout: float
+    state: dict
+    modes: list
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,8 @@ def _flatten(value, buffers):
         return {"$module": value.kind, "config": _flatten(value.config, buffers),
                 "state": _flatten(value.state, buffers), "training": value.training}
     if isinstance(value, RemoteModel):
-        return {"$remote": value.handle, "training": value.training}
+        return {"$remote": value.handle, "dropout": float(value.dropout), "state": _flatten(value.state, buffers),
+                "modes": [bool(m) for m in value.modes]}
     if isinstance(value, SharedTensor):
         return {"$shared": value.offset, "dtype": value.dtype, "shape": list(value.shape)}
     if isinstance(value, (list, tuple)):
@@ -119,7 +126,8 @@ class _Decoder:
             return ModuleSpec(str(node["$module"]), self.value(node["config"], depth + 1),
                               self.value(node["state"], depth + 1), bool(node["training"]))
         if "$remote" in node:
-            return RemoteModel(int(node["$remote"]), bool(node["training"]))
+            return RemoteModel(int(node["$remote"]), float(node["dropout"]), self.value(node["state"], depth + 1),
+                               [bool(m) for m in _items(node["modes"])])
         if "$shared" in node:
             return SharedTensor(int(node["$shared"]), str(node["dtype"]), _shape(node["shape"]))
         if "$seq" in node:

@@ -11,6 +11,7 @@ import types
 import torch
 
 from . import calls, protocol, wire
+from .replica import Replicas
 from .notebook_exec import new_namespace, run_cell
 
 
@@ -79,9 +80,10 @@ def serve(sock, lab):
         error, output = run_cell(namespace, index, source)
         channel.send(protocol.to_wire(protocol.CellEnd(index, error, output)))
     channel.send(protocol.to_wire(protocol.Ready()))
+    replicas = Replicas(channel, lab)
     while True:
         call = protocol.parse(channel.receive(), [protocol.Call])
-        reply = calls.run_call(namespace, call, channel, arena)
+        reply = calls.run_call(namespace, call, replicas, arena)
         try:
             channel.send(protocol.to_wire(reply))
         except Exception as err:  # noqa: BLE001 - not data, too big to encode, or a broken object

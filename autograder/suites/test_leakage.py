@@ -1,8 +1,9 @@
 """leakage: prefix_change and assert_no_future_leakage on lab models that are causal or leak.
 
-Each model stays in the grading process: the student's function gets a stand-in whose
-forward passes and train/eval switches the grader runs itself, so the mode a model is
-left in, and whether it ran in eval mode, are observed here. Expected values come from
+Each model stays in the grading process: the student's function gets a replica whose
+forward passes the grader runs itself, in the flags the replica had (engine/lab_models.py),
+so whether dropout was on in a pass is observed here; the flags a model is left with are
+the replica's, set on the grader's model as model.train() would. Expected values come from
 the reference on a twin of the same model. A model that leaks exactly one step ahead
 ("one_step") catches checks that only look far ahead.
 
@@ -115,6 +116,10 @@ def test_mode_restored(student, ref):
                                   "tokens and on the changed tokens, and compare the logits before the cut.")
     expect(model.training, "the model was in train mode before prefix_change and in eval mode after; "
                            "remember model.training and call model.train(was_training) at the end.")
+    still_eval = [name for name, m in model.named_modules() if not m.training]
+    expect(not still_eval, f"the model itself is back in train mode, but {', '.join(still_eval[:3])} "
+                           f"{'is' if len(still_eval) == 1 else 'are'} still in eval mode (dropout stays off in "
+                           f"them); model.train(was_training) sets every module back.")
     _expect_value(expect_float(outcome.value, "prefix_change"), torch.tensor(expected, dtype=torch.float64),
                   "prefix_change on a model with dropout that reads the future")  # the call did its job
 
@@ -142,7 +147,7 @@ def _expect_raises(student, model, what, check_message=True, **kwargs):
         student.call("assert_no_future_leakage", model, _tokens(), CUT, lab().VOCAB, **kwargs)
     except StudentError as err:
         if err.kind != "AssertionError":
-            raise AssertionError(f"assert_no_future_leakage raised {err.kind} on {what}; it should raise "
+            raise AssertionError(f"assert_no_future_leakage raised {err.name} on {what}; it should raise "
                                  f"AssertionError (e.g. with an `assert change <= tol, message`).") from None
         if check_message:
             expect_message_has_number(err, "assert_no_future_leakage")

@@ -17,6 +17,10 @@ import torch
 from autograder.engine.probes import generator
 from autograder.engine.student import StudentError
 
+# The order's probe number is one no model is built from. A model's weights go to the worker (its replica),
+# and a probe's seed can be recovered from the weights it shuffled (engine/probes.py, seed): the order
+# drawn from the seed of the pool's first model would have been read off that model.
+ORDER_PROBES = 1_000_000
 KINDS = ("causal",) * 4 + ("none", "none", "one_step", "one_step")  # four causal, four leaky
 WHAT = {"causal": "a causal model", "none": "a model that reads the whole sequence",
         "one_step": "a model that peeks one step ahead"}
@@ -35,8 +39,8 @@ class Verdict:
 
 def pool(probe: int, ask: Callable[[str, int], None]) -> list[Verdict]:
     """Ask ``ask(kind, position)`` (which calls the student's check, raising StudentError on AssertionError)
-    for each kind of KINDS, in the order drawn from probe ``probe``; the verdicts in that order."""
-    order = torch.randperm(len(KINDS), generator=generator(probe)).tolist()
+    for each kind of KINDS, in the order drawn from probe ORDER_PROBES + ``probe``; the verdicts in that order."""
+    order = torch.randperm(len(KINDS), generator=generator(ORDER_PROBES + probe)).tolist()
     verdicts = []
     for position, index in enumerate(order):
         kind = KINDS[index]
@@ -47,7 +51,7 @@ def pool(probe: int, ask: Callable[[str, int], None]) -> list[Verdict]:
             if err.kind == "AssertionError":
                 verdicts.append(Verdict(kind, err))
             else:
-                verdicts.append(Verdict(kind, None, f"raised {err.kind}: {err.detail[:200]}"))
+                verdicts.append(Verdict(kind, None, f"raised {err.name}: {err.detail[:200]}"))
     return verdicts
 
 

@@ -93,3 +93,27 @@ def dump(text, path):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text if isinstance(text, str) else json.dumps(text))
     return path
+
+
+def honest_submissions(released, source_nb):
+    """{name: notebook text} of the honest-idiom corpus (tests/corpus/honest.py, honest_fresh.py): notebook k
+    holds idiom k (cycling) of prefix_change, assert_no_future_leakage, shift_for_next_token and next_token_loss.
+    Each must get full marks in every flow."""
+    from tests.corpus.honest import corpus
+    idioms = corpus()
+    count = max(len(found) for found in idioms.values())
+    out = {}
+    for k in range(count):
+        pick = {function: found[k % len(found)] for function, found in idioms.items()}
+        leakage = pick["prefix_change"].source + "\n\n" + pick["assert_no_future_leakage"].source
+        targets = pick["shift_for_next_token"].source + "\n\n" + pick["next_token_loss"].source
+        nb = filled(released, source_nb, {"leakage_solution": lambda _, text=leakage: text,
+                                          "targets_solution": lambda _, text=targets: text})
+        out[f"honest_{k:02d}"] = nbformat.writes(nb)
+    return out
+
+
+def honest_names(k):
+    """The idioms notebook ``honest_k`` holds, for failure messages."""
+    from tests.corpus.honest import corpus
+    return {function: found[k % len(found)].name for function, found in corpus().items()}

@@ -16,7 +16,8 @@ A case is a module with a one-line docstring and:
     VARIANTS        optional {suffix: {placeholder: text}}: one case per variant, "name[suffix]"
 
 `build_cases()` returns {name: (attack notebook, baseline notebook)} (nbformat nodes), for any flow.
-`equivalents()` returns {name: honest notebook} for the cases that have one.
+`equivalents()` returns {name: honest notebook} for the cases that have one; `build_bounded()` returns
+{name: (attack, the notebook that bounds it)}.
 """
 import copy
 import importlib
@@ -117,6 +118,13 @@ def build(name):
 
 def build_cases(names=None):
     return {name: build(name) for name in (names or case_names())}
+
+
+def build_bounded(names=None):
+    """{name: (attack, bound)}: the bound is the case's EQUIVALENT where it has one, else its baseline."""
+    names = names or case_names()
+    honest = equivalents(names)
+    return {name: (attack, honest.get(name, baseline)) for name, (attack, baseline) in build_cases(names).items()}
 
 
 def equivalents(names=None):

@@ -1,4 +1,4 @@
-"""Item 4: before measuring honestly, prefix_change feeds the grader's model tokens that are out of range, negative, float, bool, 3-D, empty, too long, 1024 x 64 (the largest allowed, several times), a list, a string, and an arena-record lookalike; each refused request is caught. The grader must refuse what is invalid without failing itself; the solution's score is the ceiling."""
+"""Item 4: before measuring honestly, prefix_change feeds the grader's model tokens that are out of range, negative, float, bool, 3-D, empty, too long, 128 x 64 (the largest pass allowed, 8,192 tokens), a list, a string, and an arena-record lookalike; each refused request is caught. The grader must refuse what is invalid without failing itself; the solution's score is the ceiling."""
 ATTACK_REPLACE = {"leakage_solution": '''
 def _abuse(model, tokens, vocab):
     bad = [tokens + vocab, tokens - vocab - 1, tokens.float(), tokens.bool(), tokens[None], tokens[:0],
@@ -12,7 +12,7 @@ def _abuse(model, tokens, vocab):
             pass
     for _ in range(1):
         try:
-            model(torch.randint(vocab, (1024, 64)))
+            model(torch.randint(vocab, (128, 64)))
         except Exception:
             pass
 

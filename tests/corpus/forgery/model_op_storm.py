@@ -1,10 +1,12 @@
-"""Item 4: prefix_change asks the grader's model for 200 forward passes and mode switches in one call (the cap is 64): the grader stops serving and the function fails; no gain over the solution, never "Autograder failed"."""
+"""Item 4: prefix_change asks the grader's model for 600 forward passes in one call (the cap is 512; mode switches are the replica's own and cost the grader nothing): the grader stops serving and the function fails; no gain over the solution, never "Autograder failed"."""
 ATTACK_REPLACE = {"leakage_solution": '''
 def prefix_change(model, tokens, cut, vocab):
     was_training = model.training
-    for _ in range(100):
+    for _ in range(300):
         model.eval()
+        model(tokens)
         model.train(was_training)
+        model(tokens)
     model.eval()
     try:
         changed = tokens.clone()

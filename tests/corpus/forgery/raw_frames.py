@@ -4,9 +4,9 @@ VARIANTS = {
     "model_result": {"__BODY__": '{"$dict": {"kind": "ModelResult", "ok": True, "value": 0.0, "error": ""}}'},
     "ready": {"__BODY__": '{"$dict": {"kind": "Ready"}}'},
     "cell_end": {"__BODY__": '{"$dict": {"kind": "CellEnd", "index": 3, "error": None, "output": "ok"}}'},
-    "bad_handle": {"__BODY__": '{"$dict": {"kind": "ModelOp", "handle": 99, "op": "forward", "tokens": None, "mode": True}}'},
-    "string_handle": {"__BODY__": '{"$dict": {"kind": "ModelOp", "handle": "0", "op": "train", "tokens": None, "mode": True}}'},
-    "int_mode": {"__BODY__": '{"$dict": {"kind": "ModelOp", "handle": 0, "op": "train", "tokens": None, "mode": 1}}'},
+    "bad_handle": {"__BODY__": '{"$dict": {"kind": "ModelOp", "handle": 99, "op": "forward", "tokens": None, "modes": {"$seq": "list", "items": []}, "state": None}}'},
+    "string_handle": {"__BODY__": '{"$dict": {"kind": "ModelOp", "handle": "0", "op": "forward", "tokens": None, "modes": {"$seq": "list", "items": []}, "state": None}}'},
+    "int_modes": {"__BODY__": '{"$dict": {"kind": "ModelOp", "handle": 0, "op": "forward", "tokens": None, "modes": {"$seq": "list", "items": [1, 0, 1]}, "state": None}}'},
 }
 ATTACK_REPLACE = {"leakage_solution": '''__RAW__
 

@@ -1,11 +1,13 @@
-"""Item 1: the ModelStandIn's train()/eval() no longer reach the grader but claim they did (self.training flips locally); the solution's prefix_change then measures a model the grader still runs in train mode: must lose the dropout check, gain nothing."""
+"""Item 1: the function switches the model to eval, but a cell makes the replica's forward requests report every module in train mode (the flags the worker sends with each pass). The grader runs its model in the flags it is sent, so dropout is on in those passes: the dropout check is lost, nothing gained."""
 ADD = [("leakage_solution", '''__HARNESS__
-_calls = _harness("calls")
-if _calls is not None:
-    def _silent_train(self, mode=True):
-        self.training = bool(mode)  # says it switched; the grader never hears of it
-        return self
+_protocol = _harness("protocol")
+if _protocol is not None:
+    _RealOp = _protocol.ModelOp
 
-    _calls.ModelStandIn.train = _silent_train
+    class ModelOp(_RealOp):  # same name: sent as a ModelOp, with every flag set to train
+        def __init__(self, handle, op, tokens=None, modes=(), state=None):
+            super().__init__(handle, op, tokens, [True] * len(modes), state)
+
+    _protocol.ModelOp = ModelOp
 ''')]
 LOSES = ["A model with dropout handed over in train mode is run in eval mode, and measured right"]

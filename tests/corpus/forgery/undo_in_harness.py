@@ -1,4 +1,4 @@
-"""Item 1: the harness (not the function) undoes the mutating prefix_change's effects: run_call copies the call arena before the call and writes it back after, and sends train(mode) back to the grader. The grader sees what really happened to its objects, so this is exactly as good as the same undo written as a wrapper in the notebook (EQUIVALENT): no better."""
+"""Item 1: the harness (not the function) undoes the mutating prefix_change's effects: run_call copies the call arena before the call and writes it back after, and reports the models' flags as they were handed over. The grader sees what really happened to its objects, so this is exactly as good as the same undo written as a wrapper in the notebook (EQUIVALENT): no better."""
 from ._sources import MUTATING_LEAKAGE
 
 REPLACE = {"leakage_solution": MUTATING_LEAKAGE}
@@ -7,14 +7,12 @@ _calls = _harness("calls")
 if _calls is not None:
     _real_run_call = _calls.run_call
 
-    def _run_call(namespace, call, channel, arena):
+    def _run_call(namespace, call, replicas, arena):
         saved = bytes(arena[:1 << 16])
-        models = [_calls.ModelStandIn(channel, a.handle, a.training) for a in call.args
-                  if type(a).__name__ == "RemoteModel"]
-        reply = _real_run_call(namespace, call, channel, arena)
+        handed = {str(a.handle): list(a.modes) for a in call.args if type(a).__name__ == "RemoteModel"}
+        reply = _real_run_call(namespace, call, replicas, arena)
         arena[:1 << 16] = saved
-        for m, a in zip(models, [a for a in call.args if type(a).__name__ == "RemoteModel"]):
-            m.train(a.training)
+        reply.models = handed
         return reply
 
     _calls.run_call = _run_call
