@@ -128,9 +128,9 @@ def mechanism():
     """"cgroup v1", "cgroup v2" or "watchdog": what bounds a worker tree on this machine, for this process."""
     global _PARENTS
     if _PARENTS is None:
-        _PARENTS = parents() if os.geteuid() == 0 or os.environ.get("AUTOGRADER_CGROUP_NONROOT") else (None, {})
-        if os.environ.get("AUTOGRADER_NO_CGROUPS"):
-            _PARENTS = (None, {})
+        # Any user may have a writable group (root's tree, or one delegated to a non-root user); a
+        # read-only cgroup file system (a container's) or none leaves the watchdog.
+        _PARENTS = (None, {}) if os.environ.get("AUTOGRADER_NO_CGROUPS") else parents()
     return f"cgroup {_PARENTS[0]}" if _PARENTS[0] else "watchdog"
 
 
@@ -314,25 +314,53 @@ def _tmpfs_bytes(worker, disk_mib):
     return used
 
 
+MAX_SCRATCH_ENTRIES = 20_000  # files and folders a scratch directory may hold (each sample walks them)
+
+
+def _scratch_bytes(scratch):
+    """(bytes, entries) under a scratch directory on the host's file system (no namespaces: no private mount)."""
+    used, entries, todo = 0, 0, [scratch]
+    while todo and entries <= MAX_SCRATCH_ENTRIES:
+        try:
+            with os.scandir(todo.pop()) as found:
+                for entry in found:
+                    entries += 1
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    used += info.st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False):
+                        todo.append(entry.path)
+        except OSError:
+            pass
+    return used, entries
+
+
 class Watchdog:
     """Where there is no group: sum the tree's memory every SAMPLE_SECONDS, SIGKILL it at the cap."""
 
-    def __init__(self, keeper_pid, memory_mib, processes, worker=None, disk_mib=0):
+    def __init__(self, keeper_pid, memory_mib, processes, worker=None, disk_mib=0, scratch=None, tree=True):
         self.keeper, self.cap, self.processes = keeper_pid, memory_mib << 20, processes
+        self.tree = tree  # the tree's memory and processes too (False: a control group bounds them)
         self.worker, self.disk_mib = worker, disk_mib  # its root holds private mounts of disk_mib each
+        self.scratch = scratch  # or its work directory is on the host's file system
         self.peak = 0
         self.fired = ""
 
     def check(self):
-        tree = descendants(self.keeper)
+        tree = descendants(self.keeper) if self.tree else []
         used = sum(_pss_bytes(pid) for pid in tree)
         if self.worker:
             used += _tmpfs_bytes(self.worker, self.disk_mib)
+        disk, entries = _scratch_bytes(self.scratch) if self.scratch else (0, 0)
         self.peak = max(self.peak, used)
         if used > self.cap:
             self.fired = f"memory {used >> 20} MiB over {self.cap >> 20} MiB"
         elif len(tree) > self.processes:
             self.fired = f"{len(tree)} processes over {self.processes}"
+        elif disk > self.disk_mib << 20 or entries > MAX_SCRATCH_ENTRIES:
+            self.fired = f"its work directory holds {disk >> 20} MiB in {entries} entries, over {self.disk_mib} MiB"
         if self.fired:
             kill_descendants(self.keeper)
         return not self.fired
