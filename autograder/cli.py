@@ -9,11 +9,16 @@ from .settings import CONFINEMENTS, DEFAULT_FEEDBACK, DEFAULT_VISIBILITY, FEEDBA
 
 
 def _grade(args):
+    from .sandbox.confinement import ConfinementUnavailable, probe
+    try:  # first, and before PyTorch loads: where no worker can be confined (or not on Linux), nothing is graded
+        probe(args.confinement, args.unsafe_no_sandbox)
+    except ConfinementUnavailable as why:
+        print(f"grade: {why}", file=sys.stderr)
+        return EXIT_NO_SANDBOX
     from .engine import report as rep
     from .engine.grader import Grader
     from .engine.safe_text import text
     from .engine.supervisor import Limits
-    from .sandbox.confinement import ConfinementUnavailable
 
     # A grader fault is never a student's grade: whatever goes wrong on our side, no score is written (a
     # results.json left by an earlier run is removed, so nobody takes it for this one) and the exit code says so.

@@ -48,6 +48,7 @@ GROUPS = {
     "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
                      "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note",
                      "keyring_poison"]),
+    "reach": (150, ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next"]),
 }
 
 pytestmark = [pytest.mark.slow,
@@ -65,7 +66,7 @@ def campaign(tmp_path_factory, solution_notebook):
     (canary / "sub").mkdir(mode=0o777)
     (canary / "sub" / "also.txt").write_text("also\n")
     listeners = Listeners(marker)
-    params = {"__REPO__": ROOT, "__CANARY__": canary, "__LISTEN_PORT__": listeners.port,
+    params = {"__REPO__": ROOT, "__HOME__": os.path.expanduser("~"), "__CANARY__": canary, "__LISTEN_PORT__": listeners.port,
               "__ABSTRACT__": listeners.abstract_name, "__MARKER__": marker}
     # Hidden with the checkout; the attacks aim at both. Under build/ (git-ignored), so that a
     # commit made while this runs cannot pick it up.

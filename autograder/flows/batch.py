@@ -214,6 +214,14 @@ def grader_key(args):
 def run(args):
     from tqdm import tqdm
 
+    # How workers will be confined, said before anything is read or graded; where none can be built, nothing is.
+    from ..sandbox.confinement import ConfinementUnavailable, probe
+    try:
+        confinement = probe(args.confinement, args.unsafe_no_sandbox)
+    except ConfinementUnavailable as why:
+        print(f"grade-all: {why}", file=sys.stderr)
+        return 2
+    print(confinement.line(), file=sys.stderr)
     source = Path(args.submissions).resolve()
     if not source.is_dir():
         print(f"grade-all: {args.submissions} is not a folder", file=sys.stderr)
@@ -249,14 +257,6 @@ def run(args):
         except lms.RosterError as err:
             print(f"grade-all: {err}", file=sys.stderr)
             return 2
-    # How workers will be confined, said before anything is graded; where none can be built, nothing is.
-    from ..sandbox.confinement import ConfinementUnavailable, probe
-    try:
-        confinement = probe(args.confinement, args.unsafe_no_sandbox)
-    except ConfinementUnavailable as why:
-        print(f"grade-all: {why}", file=sys.stderr)
-        return 2
-    print(confinement.line(), file=sys.stderr)
     log.write(confinement.line())
     key = grader_key(args)
     rows, tasks = {}, {}

@@ -242,8 +242,8 @@ def _why_not_landlock(abi, own_uid):
 
 
 def refusal(reasons, ask="auto"):
-    what = "the confinement asked for" if ask != "auto" else "any of the ways it is built"
-    return ("Grading runs student code in a sandbox, and this machine allows " + what + ":\n"
+    what = "cannot build the confinement asked for" if ask != "auto" else "allows none of the ways it is built"
+    return ("Grading runs student code in a sandbox, and this machine " + what + ":\n"
             + "".join(f"  - {r}\n" for r in reasons)
             + "What to do: grade as root in a VM or a container started with --cap-add SYS_ADMIN; or allow "
               "unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04 "
