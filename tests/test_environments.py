@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
 import hostile
 from hostile._harness import UNCHANGED, diff, snapshot
 
+from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT, STUDENT_NOTEBOOK
 from autograder.engine.catalog import part_points
 from autograder.sandbox import identity
 from autograder.sandbox.confinement import Mode
@@ -37,7 +37,8 @@ from tests.points import total
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="the launcher emulates as root")]
 NAMES = [name for name, env in ENVIRONMENTS.items() if env.expected is not Mode.NONE]
-SOLUTION = Path("build/course/source/week7_attention/week7_attention.ipynb")  # in each machine's checkout
+SOLUTION = INSTRUCTOR_NOTEBOOK.relative_to(ROOT)  # in each machine's checkout
+BLANK = STUDENT_NOTEBOOK.relative_to(ROOT)
 GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next"],
           "escape": ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network", "exfiltrate",
                      "read_own_heap", "magics", "grader_secrets", "keyring_note", "keyring_poison"],
@@ -89,8 +90,7 @@ def _campaign(name):
     solution = m.checkout / SOLUTION
     r.grade("solution", solution)  # first: it makes build/secret.key, which the snapshots then hold still
     r.before = {k: snapshot(v) for k, v in r.watched().items()}
-    blank = r.write("blank", nbformat.read(str(m.checkout / "assignments/week7_attention/week7_attention.ipynb"),
-                                           as_version=4))
+    blank = r.write("blank", nbformat.read(str(m.checkout / BLANK), as_version=4))
     r.grade("blank", blank)
     params = {"__REPO__": m.checkout, "__HOME__": m.home, "__CANARY__": r.work, "__OUT_DIR__": r.work,
               "__LISTEN_PORT__": 9, "__ABSTRACT__": f"hostile-{name}", "__MARKER__": name}
@@ -211,7 +211,7 @@ def test_a_batch_grades_every_notebook(campaigns, name):
     import csv
     with open(r.work / "grades.csv", newline="") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
-    assert float(rows["week7_attention"]["total"]) == total() and float(rows["blank"]["total"]) == 0
+    assert float(rows[NAME]["total"]) == total() and float(rows["blank"]["total"]) == 0
     assert float(rows["reach"]["total"]) == total() - part_points()["positions"]
     assert "confinement: " + ENVIRONMENTS[name].expected.value in (r.work / "grades.log").read_text()
 
@@ -260,7 +260,7 @@ def test_gradescope_in_a_docker_like_container(campaigns, tmp_path):
                     os.chmod(root / "source" / info.filename, info.external_attr >> 16 & 0o777)
         (root / "submission").mkdir()
         (root / "results").mkdir()
-        shutil.copy(notebook, root / "submission" / "week7_attention.ipynb")
+        shutil.copy(notebook, root / "submission" / NOTEBOOK_FILE)
         run = m.run(str(root / "source" / "run_autograder"), cwd=root,
                     env={"GRADESCOPE_ROOT": str(root), "GRADESCOPE_PYTHON": str(m.python)})
         results = root / "results" / "results.json"
