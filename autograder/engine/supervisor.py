@@ -24,7 +24,6 @@ import mmap
 import os
 import signal
 import socket
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -33,7 +32,7 @@ import torch
 from ..assignment import HIDDEN, ROOT
 from ..sandbox import protocol, wire
 from ..sandbox.config import WorkerConfig
-from ..sandbox.confinement import Mode
+from ..sandbox.confinement import Mode, python_trees
 from .lab_models import ServedModels, is_lab_model
 from .student import GraderFault, SubmissionFault, WorkerLost
 
@@ -423,21 +422,6 @@ class WorkerSession:
     def close(self):
         self.kill(wait=False)
         self.arena.close()
-
-
-def python_trees(hidden):
-    """What a worker must read to run Python: the installation and every other site directory on the import path
-    (one a .pth file added, say), outside the hidden trees. Not the working directory or a home: only trees named
-    site-packages or dist-packages. Kept trees are read-only wherever they are."""
-    python = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    real = [os.path.realpath(h) for h in hidden]
-    for entry in sys.path:
-        path = os.path.realpath(entry) if entry else ""
-        if os.path.basename(path) in ("site-packages", "dist-packages") and os.path.isdir(path) \
-                and not any(path == p or path.startswith(p + os.sep) for p in python) \
-                and not any(path == h or path.startswith(h + os.sep) for h in real):
-            python.add(path)
-    return tuple(sorted(python))
 
 
 def _error(error):

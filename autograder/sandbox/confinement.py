@@ -143,9 +143,19 @@ def _capabilities() -> int:
     return 0
 
 
-def _python() -> list[str]:
-    """The trees of the Python installation a worker needs to read."""
-    return sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))})
+def python_trees(hidden: list[str] | tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What a worker must read to run Python: the installation and every other site directory on the import path
+    (one a .pth file added, say), outside the ``hidden`` trees. Not the working directory or a home: only trees
+    named site-packages or dist-packages. Kept trees are read-only wherever they are."""
+    python = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    real = [os.path.realpath(h) for h in hidden]
+    for entry in sys.path:
+        path = os.path.realpath(entry) if entry else ""
+        if os.path.basename(path) in ("site-packages", "dist-packages") and os.path.isdir(path) \
+                and not any(path == p or path.startswith(p + os.sep) for p in python) \
+                and not any(path == h or path.startswith(h + os.sep) for h in real):
+            python.add(path)
+    return tuple(sorted(python))
 
 
 def _open_to_others(path: str) -> bool:
@@ -202,7 +212,7 @@ def _probe(ask, unsafe):
         return Confinement(Mode.NONE, budget.mechanism())
     caps, reasons = _capabilities(), []
     abi = landlock.abi_version()
-    own_uid = _has(caps, CAP_SETUID, CAP_SETGID, CAP_CHOWN, CAP_KILL) and all(map(_open_to_others, _python()))
+    own_uid = _has(caps, CAP_SETUID, CAP_SETGID, CAP_CHOWN, CAP_KILL) and all(map(_open_to_others, python_trees()))
     for mode, why_not in ((Mode.NAMESPACES, _why_not_namespaces), (Mode.USER_NAMESPACE, _why_not_user_namespace),
                           (Mode.LANDLOCK, lambda: _why_not_landlock(abi, own_uid))):
         if ask != "auto" and NAMES[ask] is not mode:
