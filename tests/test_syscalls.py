@@ -19,7 +19,7 @@ MACHINE = platform.machine()
 pytestmark = pytest.mark.skipif(MACHINE not in syscalls.AUDIT_ARCH, reason="no seccomp table for this machine")
 ARCH = syscalls.AUDIT_ARCH.get(MACHINE)
 EPERM, ENOSYS, ALLOW = syscalls.EPERM, syscalls.ENOSYS, syscalls.ALLOW
-SHARED = syscalls.Policy(metadata=False, truncate_by_path=False, self_only=True)  # mode landlock's
+SHARED = syscalls.Policy(metadata=False, truncate_by_path=False, self_only=True, own_group=False)  # mode landlock's
 
 
 def nr(name):
@@ -54,7 +54,7 @@ def answers(policy=syscalls.Policy()):
 
 def test_the_table_has_one_row_per_call_and_every_listed_name():
     names = [n for group in syscalls.ALLOWED.values() for n in group.split()]
-    names += [*syscalls.SELF_ONLY, *syscalls.METADATA, *syscalls.TRUNCATE_BY_PATH, *syscalls.REFUSED,
+    names += [*syscalls.SELF_ONLY, *syscalls.OWN_GROUP, *syscalls.METADATA, *syscalls.TRUNCATE_BY_PATH, *syscalls.REFUSED,
               *syscalls.UNSUPPORTED]
     assert len(names) == len(set(names)), "a call is listed twice"
     assert set(names) == set(syscalls.NUMBERS), set(names) ^ set(syscalls.NUMBERS)
@@ -69,8 +69,9 @@ def test_only_the_listed_calls_are_allowed_and_the_rest_answer_as_listed(policy)
     looked_at = {nr("clone"), nr("ioctl"), *({nr(n) for n in syscalls.SELF_ONLY} if policy.self_only else ())}
     allowed -= looked_at  # allowed with a look at their arguments (tests below)
     assert {n for n, a in got.items() if a == ALLOW} - looked_at == allowed
-    refused = {nr(n) for n in syscalls.REFUSED + (() if policy.metadata else syscalls.METADATA) if nr(n) is not None}
-    assert {n for n, a in got.items() if a == EPERM} == refused
+    refused = {nr(n) for n in syscalls.REFUSED + (() if policy.metadata else syscalls.METADATA)
+               + (() if policy.own_group else syscalls.OWN_GROUP) if nr(n) is not None}
+    assert {n for n, a in got.items() if a == EPERM} - looked_at == refused
     for name in ("keyctl", "unshare", "setns", "mount", "socket", "socketpair", "ptrace", "process_vm_readv"):
         assert got[nr(name)] == EPERM, name
     for name in syscalls.UNSUPPORTED:
@@ -81,18 +82,27 @@ def test_only_the_listed_calls_are_allowed_and_the_rest_answer_as_listed(policy)
 
 
 def test_where_the_grader_shares_the_worker_uid_calls_on_other_processes_are_refused():
-    """Mode landlock: prlimit64, sched_set*, setpriority and ioprio_set only on the caller; metadata refused."""
+    """Mode landlock: prlimit64, sched_set*, setpriority and ioprio_set only on the caller (PRIO_USER with who 0
+    reniced the grader: red team of issue 22); metadata refused; the process group cannot be left."""
     rows = syscalls.program(MACHINE, SHARED)
-    for name, argument in syscalls.SELF_ONLY.items():
+    for name, required in syscalls.SELF_ONLY.items():
         args = [0] * 6
+        for index, value in required.items():
+            args[index] = value
         assert run(rows, nr(name), args=args) == ALLOW, name
-        for target in (1, 4242, 1 << 32):
-            args[argument] = target
-            assert run(rows, nr(name), args=args) == EPERM, (name, target)
-    for name in ("chmod", "fchmod", "fchmodat", "setxattr", "utimensat", "fchown"):
+        for index in required:
+            for other in (1, 2, 4242, 1 << 32):
+                changed = list(args)
+                changed[index] = required[index] + other
+                assert run(rows, nr(name), args=changed) == EPERM, (name, index, other)
+    prio_user, ioprio_who_user = 2, 3
+    assert run(rows, nr("setpriority"), args=[prio_user, 0, 15]) == EPERM
+    assert run(rows, nr("ioprio_set"), args=[ioprio_who_user, 0, 0]) == EPERM
+    for name in ("chmod", "fchmod", "fchmodat", "setxattr", "utimensat", "fchown", "setsid", "setpgid"):
         if nr(name) is not None:
             assert run(rows, nr(name)) == EPERM, name
     assert run(rows, nr("truncate")) == ENOSYS and run(rows, nr("ftruncate")) == ALLOW
+    assert run(syscalls.program(MACHINE), nr("setsid")) == ALLOW  # with a PID namespace, harmless
 
 
 def test_clone_is_refused_only_with_a_namespace_flag():
@@ -127,7 +137,8 @@ import ctypes, errno, os, sys
 from autograder.sandbox import syscalls
 libc = ctypes.CDLL(None, use_errno=True)
 shared = sys.argv[1] == "landlock"
-syscalls.install_filter(syscalls.Policy(metadata=not shared, truncate_by_path=not shared, self_only=shared))
+syscalls.install_filter(syscalls.Policy(metadata=not shared, truncate_by_path=not shared, self_only=shared,
+                                        own_group=not shared))
 def outcome(r):
     return "ok" if r >= 0 else errno.errorcode[ctypes.get_errno()]
 nr = syscalls.number
@@ -155,6 +166,9 @@ print("clone3", outcome(libc.syscall(nr("clone3"), None, ctypes.c_size_t(0))))
 print("ptrace", outcome(libc.ptrace(ctypes.c_long(16), ctypes.c_long(os.getppid()), None, None)))  # PTRACE_ATTACH
 print("prlimit other", outcome(libc.prlimit(ctypes.c_int(os.getppid()), 7, None, ctypes.create_string_buffer(16))))
 print("prlimit self", outcome(libc.prlimit(ctypes.c_int(0), 7, None, ctypes.create_string_buffer(16))))
+# PRIO_USER renices every process of the uid (root's, here): only tried where it must be refused.
+print("setpriority user", outcome(libc.setpriority(2, 0, 1)) if shared else "not tried")
+print("setsid", outcome(libc.setsid()))
 import tempfile
 with tempfile.NamedTemporaryFile() as f:
     try:
@@ -184,5 +198,6 @@ def test_installed_the_refused_calls_fail_and_nothing_a_notebook_needs_does(mode
                      "child refused too True", "unshare EPERM", "mount EPERM", "socket EPERM", "socket EPERM",
                      "clone newuser EPERM", "clone3 ENOSYS", "ptrace EPERM",
                      "prlimit other " + ("EPERM" if shared else "ok"), "prlimit self ok",
+                     "setpriority user " + ("EPERM" if shared else "not tried"), "setsid " + ("EPERM" if shared else "ok"),
                      "chmod EPERM" if shared else "chmod ok", "thread True", "subprocess hi",
                      "torch 6.0 True 1.0"], lines

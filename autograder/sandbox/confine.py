@@ -146,12 +146,24 @@ def _build_dev(dev, disk, has_mqueue):
     mount("none", dev, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 
 
-def drop_privileges(uid):
+def drop_privileges(uid, dumpable=False):
+    """Become ``uid`` for good. Not ``dumpable``: no process of another uid without CAP_SYS_PTRACE reads its /proc
+    files; dumpable: its keeper, reading them as this uid (read_as), can (the watchdog's only eyes in a container,
+    where root has no CAP_SYS_PTRACE)."""
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # Changing uid leaves a process not dumpable (fs.suid_dumpable): say which, either way.
+    _libc.prctl(PR_SET_DUMPABLE, 1 if dumpable else 0, 0, 0, 0)
+
+
+def read_as(uid):
+    """File access (and /proc's ptrace checks) as ``uid`` from now on, for this process: setfsuid/setfsgid."""
+    _libc.setfsgid(uid)
+    _libc.setfsuid(uid)
+    if _libc.setfsuid(-1) != uid:  # setfsuid answers with the previous value: -1 changes nothing and tells
+        raise OSError(f"setfsuid({uid}) did not take")
 
 
 def set_limits(config, per_uid):

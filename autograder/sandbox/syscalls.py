@@ -21,8 +21,10 @@ namespace of its own.
 
 Where the worker shares the grader's uid and file system (confinement by Landlock, without
 namespaces), a Policy takes more away: calls that act on another process by pid (prlimit64,
-sched_set*, setpriority, ioprio_set) only on the caller itself, and the calls that change a
-file's metadata (chmod, chown, utimes, xattrs), which Landlock does not govern, on nothing.
+sched_set*, setpriority, ioprio_set) only on the caller itself; the calls that change a file's
+metadata (chmod, chown, utimes, xattrs), which Landlock does not govern, on nothing; and setsid
+and setpgid, so that everything the worker starts stays in its process group, which is killed
+at once.
 
 NUMBERS is the one table of system-call numbers (from the kernel's unistd tables).
 """
@@ -117,8 +119,8 @@ ALLOWED = {
     "memory": """mmap munmap mprotect mremap madvise brk msync mincore mlock mlock2 munlock mlockall munlockall
         membarrier get_mempolicy set_mempolicy mbind pkey_alloc pkey_free pkey_mprotect""",
     "processes": """clone fork vfork execve execveat exit exit_group wait4 waitid kill tkill tgkill
-        rt_sigqueueinfo rt_tgsigqueueinfo pidfd_open pidfd_send_signal getpid getppid gettid getpgid setpgid
-        getpgrp getsid setsid getuid geteuid getgid getegid getresuid getresgid getgroups capget prctl
+        rt_sigqueueinfo rt_tgsigqueueinfo pidfd_open pidfd_send_signal getpid getppid gettid getpgid
+        getpgrp getsid getuid geteuid getgid getegid getresuid getresgid getgroups capget prctl
         arch_prctl set_tid_address set_robust_list get_robust_list rseq futex futex_waitv sched_yield
         sched_getaffinity sched_getparam sched_getscheduler sched_get_priority_max sched_get_priority_min
         sched_getattr sched_rr_get_interval getpriority ioprio_get personality""",
@@ -130,9 +132,15 @@ ALLOWED = {
     "the grader's socket": """sendmsg recvmsg sendto recvfrom sendmmsg recvmmsg shutdown getsockopt setsockopt
         getsockname getpeername""",
 }
-# Allowed on the caller itself only: {name: the argument that names the target, which must be 0}.
-SELF_ONLY = {"prlimit64": 0, "sched_setaffinity": 0, "sched_setparam": 0, "sched_setscheduler": 0,
-             "sched_setattr": 0, "setpriority": 1, "ioprio_set": 1}
+# Allowed on the caller itself only: {name: {argument: the value it must have}}. setpriority(PRIO_PROCESS=0, 0)
+# and ioprio_set(IOPRIO_WHO_PROCESS=1, 0) name the caller; PRIO_USER with 0 names every process of its uid
+# (red team of issue 22: the grading process reniced to 15).
+SELF_ONLY = {"prlimit64": {0: 0}, "sched_setaffinity": {0: 0}, "sched_setparam": {0: 0},
+             "sched_setscheduler": {0: 0}, "sched_setattr": {0: 0}, "setpriority": {0: 0, 1: 0},
+             "ioprio_set": {0: 1, 1: 0}}
+# Leaving the worker's process group: where it has no PID namespace, the group is how its tree is killed at once
+# (red team of issue 22: a child in a group of its own, changing pids by forking, outlived its grade).
+OWN_GROUP = ("setsid", "setpgid")
 # File metadata: harmless on a root of read-only mounts, refused where the worker shares the grader's files.
 METADATA = ("chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat", "utime", "utimes", "futimesat",
             "utimensat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr")
@@ -158,6 +166,7 @@ class Policy:
     metadata: bool = True  # chmod, chown, utimes, xattr changes
     truncate_by_path: bool = True
     self_only: bool = False  # SELF_ONLY calls on the caller only (else on any process the uid reaches)
+    own_group: bool = True  # setsid, setpgid (else refused: the tree stays in the worker's process group)
 
 
 def allowed(policy):
@@ -165,6 +174,7 @@ def allowed(policy):
     names += list(METADATA) if policy.metadata else []
     names += list(TRUNCATE_BY_PATH) if policy.truncate_by_path else []
     names += [] if policy.self_only else list(SELF_ONLY)
+    names += list(OWN_GROUP) if policy.own_group else []
     return names
 
 
@@ -182,6 +192,18 @@ def _when(nr, block):
     return [(_JEQ_K, 0, len(block), nr)] + block
 
 
+def _arguments_are(required):
+    """A block: ALLOW when every argument {index: value} has that value (all 64 bits), else EPERM."""
+    checks = []
+    for index, value in required.items():
+        checks += [(_LD_W_ABS, 0, 0, _arg(index)), (_JEQ_K, 0, "deny", value & 0xFFFFFFFF),
+                   (_LD_W_ABS, 0, 0, _arg(index, True)), (_JEQ_K, 0, "deny", value >> 32)]
+    checks += [(_RET_K, 0, 0, ALLOW)]
+    deny = len(checks)
+    block = [(code, jt, deny - i - 1 if jf == "deny" else jf, k) for i, (code, jt, jf, k) in enumerate(checks)]
+    return block + [(_RET_K, 0, 0, EPERM)]
+
+
 def _blocks(machine, policy):
     numbers = {name: pair[MACHINES.index(machine)] for name, pair in NUMBERS.items()}
 
@@ -196,12 +218,11 @@ def _blocks(machine, policy):
     ioctl += [(_RET_K, 0, 0, ALLOW), (_RET_K, 0, 0, EPERM)]
     rows = _when(numbers["clone"], clone) + _when(numbers["ioctl"], ioctl)
     if policy.self_only:
-        for name, argument in SELF_ONLY.items():
-            target = [(_LD_W_ABS, 0, 0, _arg(argument)), (_JEQ_K, 0, 2, 0), (_LD_W_ABS, 0, 0, _arg(argument, True)),
-                      (_JEQ_K, 1, 0, 0), (_RET_K, 0, 0, EPERM), (_RET_K, 0, 0, ALLOW)]
-            rows += _when(numbers[name], target)
+        for name, required in SELF_ONLY.items():
+            rows += _when(numbers[name], _arguments_are(required))
     rows += each([n for n in allowed(policy) if n not in ("clone", "ioctl")], lambda: [(_RET_K, 0, 0, ALLOW)])
-    rows += each(REFUSED + (() if policy.metadata else METADATA), lambda: [(_RET_K, 0, 0, EPERM)])
+    rows += each(REFUSED + (() if policy.metadata else METADATA) + (() if policy.own_group else OWN_GROUP),
+                 lambda: [(_RET_K, 0, 0, EPERM)])
     return rows
 
 

@@ -26,6 +26,7 @@ import torch
 from .. import assignment
 from . import budget, confine, identity, steps, worker
 from .config import WorkerConfig
+from .confinement import Mode
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 ROOT = str(assignment.ROOT)
@@ -90,7 +91,7 @@ def keep(config, worker_fd, report_w, lab):
     libc = ctypes.CDLL(None)
     me, template = os.getpid(), os.getppid()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, lambda *_: budget.kill_descendants(me))
+    signal.signal(signal.SIGTERM, lambda *_: budget.kill_descendants(me, ctx_group[0]))
     os.setpgid(0, 0)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != template:  # the template died before we could hear of it
@@ -98,6 +99,7 @@ def keep(config, worker_fd, report_w, lab):
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     ctx, plan = steps.Context(config, me), steps.plan(config)
     done = []
+    ctx_group = [None]  # the worker's process group, once it exists (the SIGTERM handler's)
     try:
         for step in plan.keeper:
             step.run(ctx)
@@ -110,13 +112,17 @@ def keep(config, worker_fd, report_w, lab):
             except BaseException as err:  # noqa: BLE001 - a step that failed: no student code has run
                 os.write(2, f"worker confinement failed: {err!r}\n".encode())
             os._exit(70)
+        ctx_group[0] = worker_pid  # it makes its own session (and group) first thing
         os.close(worker_fd)
         os.write(report_w, str(worker_pid).encode())
         os.close(report_w)
         watch(worker_pid, ctx)
     finally:
-        for step in reversed(done):
-            step.undo(ctx)
+        for step in reversed(done):  # each one, whatever the one before did
+            try:
+                step.undo(ctx)
+            except BaseException as err:  # noqa: BLE001 - the keeper must exit, and say why something stayed
+                os.write(2, f"worker clean-up: {step!r} failed: {err!r}\n".encode())
     os._exit(0)
 
 
@@ -125,6 +131,21 @@ def watch(worker, ctx):
     work directory on the host's file system)."""
     config = ctx.config
     scratch = ctx.work or None  # a work directory on the host's file system (no namespaces)
+    # Root in a container has no CAP_SYS_PTRACE: as root it could read neither the worker's memory nor its open
+    # files in /proc, and the watchdog saw nothing (red team of issue 22: 1.5 GiB of unnamed files past the cap).
+    # It reads them as the worker's uid (the worker stays dumpable in this mode), and goes back for the clean-up.
+    watch_as = config.own_uid and config.mode is Mode.LANDLOCK
+    if watch_as:
+        confine.read_as(ctx.uid)
+    try:
+        _watch(worker, ctx, scratch)
+    finally:
+        if watch_as:
+            confine.read_as(os.getuid())
+
+
+def _watch(worker, ctx, scratch):
+    config = ctx.config
     watchdog = None if ctx.group and not scratch else budget.Watchdog(
         os.getpid(), config.memory_mib, config.processes, worker=worker, disk_mib=config.disk_mib,
         scratch=scratch, tree=ctx.group is None)
@@ -133,9 +154,9 @@ def watch(worker, ctx):
             pid, _ = os.waitpid(-1, os.WNOHANG if watchdog else 0)
         except ChildProcessError:
             return
-        if pid == worker:  # orphans it left (none inside a PID namespace) go with it
-            watchdog = None
-            budget.kill_descendants(os.getpid())
+        if pid == worker:  # what it left (nothing, inside a PID namespace) goes with it; then the keeper is done
+            budget.kill_descendants(os.getpid(), worker)
+            return
         elif pid == 0:
             if not watchdog.check():
                 os.write(2, f"worker tree killed at its budget: {watchdog.fired}\n".encode())
