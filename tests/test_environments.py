@@ -194,6 +194,10 @@ def test_the_attacks_hold(campaigns, name):
         for case in cases:
             for never in getattr(case, "NEVER", []):
                 assert never not in everything, f"{name} {group}: {case.__name__} left {never!r}"
+            if case is hostile.load("memory_tree") and name != "vm-root":
+                # The watchdog kills the whole tree (its cell is skipped) where a control group would kill a child.
+                assert "worker tree killed at its budget: memory" in g["run"].stderr, (name, g["run"].stderr[-2000:])
+                continue
             for expected in getattr(case, "EXPECT", []):
                 assert expected in data["output"], f"{name} {group}: {case.__name__} should report {expected!r}"
 

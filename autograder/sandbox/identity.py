@@ -195,7 +195,11 @@ _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 def drop_capabilities():
     """Give up every capability for good: bounding and ambient sets emptied, securebits locked so that uid 0
-    regains nothing, effective/permitted/inheritable cleared, no_new_privs set, not dumpable."""
+    regains nothing, effective/permitted/inheritable cleared, no_new_privs set.
+
+    It stays dumpable: a forked worker's memory belongs to the machine's user namespace (it was never exec'd),
+    so a non-dumpable one could be read by no keeper without CAP_SYS_PTRACE there, and the watchdog was blind
+    to it (a 4.5 GiB tree went unseen). Dumpable, it is readable by its own uid outside: the grader's."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 
@@ -216,4 +220,4 @@ def drop_capabilities():
     if libc.syscall(_CAPSET, header, data) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"capset: {os.strerror(err)}")
-    prctl(PR_SET_DUMPABLE, 0)
+    prctl(PR_SET_DUMPABLE, 1)

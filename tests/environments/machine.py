@@ -40,6 +40,7 @@ class Machine:
             **kwargs) -> subprocess.CompletedProcess:
         environ = {"HOME": str(self.home), "USER": "instructor", "LOGNAME": "instructor", "LANG": "C.UTF-8",
                    "PATH": f"{self.python.parent}:/usr/local/bin:/usr/bin:/bin", "PYTHONHASHSEED": "0",
+                   "PYTHONDONTWRITEBYTECODE": "1",  # so that a .pyc appearing in the checkout is the worker's doing
                    "WEEK7_CHECKOUT": str(ROOT)}  # where the launcher imports its table from
         environ.update(env or {})
         return subprocess.run(self.command(*args), cwd=cwd or self.checkout, env=environ, capture_output=True,
