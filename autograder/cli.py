@@ -2,33 +2,51 @@
 import argparse
 import os
 import sys
-import time
 import traceback
 
 from .assignment import PART_IDS as PARTS
-from .settings import DEFAULT_FEEDBACK, DEFAULT_VISIBILITY, FEEDBACK_LEVELS, VISIBILITIES, feedback_help, visibility_help
+from .settings import CONFINEMENTS, DEFAULT_FEEDBACK, DEFAULT_VISIBILITY, FEEDBACK_LEVELS, VISIBILITIES, feedback_help, visibility_help
 
 
 def _grade(args):
+    from .sandbox.confinement import ConfinementUnavailable, probe
+    try:  # first, and before PyTorch loads: where no worker can be confined (or not on Linux), nothing is graded
+        probe(args.confinement, args.unsafe_no_sandbox)
+    except ConfinementUnavailable as why:
+        print(f"grade: {why}", file=sys.stderr)
+        return EXIT_NO_SANDBOX
     from .engine import report as rep
     from .engine.grader import Grader
     from .engine.safe_text import text
     from .engine.supervisor import Limits
 
-    started = time.monotonic()
+    # A grader fault is never a student's grade: whatever goes wrong on our side, no score is written (a
+    # results.json left by an earlier run is removed, so nobody takes it for this one) and the exit code says so.
+    _remove(args.out)
     try:
-        with Grader(Limits(submission_seconds=args.budget), args.feedback) as grader:
+        with Grader(Limits(submission_seconds=args.budget), args.feedback, confinement=args.confinement,
+                    unsafe=args.unsafe_no_sandbox) as grader:
+            print(grader.confinement.line(), file=sys.stderr)
             result = grader.grade(args.notebook, args.part or None, hide=args.hide)
-        # Everything written is rendered first: a report that cannot be rendered is a grader fault,
-        # and still leaves a valid results.json.
+        faults = result.grader_faults()
+        if faults:
+            for r in faults:
+                print(text(f"grader fault in {r.nodeid}:\n{r.internal or r.message}", multiline=True), file=sys.stderr)
+            print(f"grade: the grader failed on {len(faults)} check(s) of {args.notebook}; no score was written. "
+                  "It is not the student's doing: fix the cause above and grade again.", file=sys.stderr)
+            return EXIT_GRADER_FAULT
+        # Everything written is rendered first: a report that cannot be rendered writes nothing.
         level = grader.feedback
         outputs = {"table": rep.table(result, level=level),
-                   "json": rep.gradescope(result, args.visibility, level=level),
+                   "json": rep.gradescope(result, args.visibility, level=level, confinement=grader.confinement),
                    "junit": rep.junit(result, level=level) if args.junit_xml else None}
-    except Exception:  # noqa: BLE001 - a grader fault still produces a valid results.json
+    except ConfinementUnavailable as why:
+        print(f"grade: {why}", file=sys.stderr)
+        return EXIT_NO_SANDBOX
+    except Exception:  # noqa: BLE001 - a grader fault: said, and no score
         print(text(traceback.format_exc(), multiline=True), file=sys.stderr)
-        rep.write_json(rep.crash_results("the grader hit an internal error", time.monotonic() - started), args.out)
-        return 2
+        print("grade: the grader hit an internal error; no score was written.", file=sys.stderr)
+        return EXIT_GRADER_FAULT
     print(outputs["table"])
     rep.write_json(outputs["json"], args.out)
     if args.junit_xml:
@@ -40,6 +58,16 @@ def _grade(args):
     return 0
 
 
+EXIT_NO_SANDBOX = 2  # nothing can confine a worker here (or not as asked): nothing was graded
+EXIT_GRADER_FAULT = 3  # the grader failed (a worker could not be started, a check broke): no score written
+
+
+def _remove(path):
+    if path and path != "-":
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
 
 
 def feedback_option(parser):
@@ -50,6 +78,16 @@ def feedback_option(parser):
 def visibility_option(parser):
     """--visibility: when students see each test on Gradescope (autograder/settings.py)."""
     parser.add_argument("--visibility", default=DEFAULT_VISIBILITY, choices=VISIBILITIES, help=visibility_help())
+
+
+def confinement_options(parser):
+    """--confinement and the opt-in to grade unconfined (autograder/sandbox/confinement.py)."""
+    parser.add_argument("--confinement", default="auto", choices=("auto", *CONFINEMENTS),
+                        help="how workers are confined: auto (default) takes the strongest this machine allows; "
+                             "name one to insist on it (grading stops if it cannot be built)")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="where no confinement can be built, run student code UNCONFINED: only for notebooks "
+                             "you trust (your own), never for students'")
 
 
 def safe_streams():
@@ -91,6 +129,7 @@ def main(argv=None):
     grade.add_argument("--hide", action="append", default=[], help="extra directory the worker must not see")
     grade.add_argument("--debug", action="store_true", help="print internal tracebacks (instructors only)")
     feedback_option(grade)
+    confinement_options(grade)
     import importlib
     for name in FLOW_COMMANDS:
         importlib.import_module(f"autograder.flows.{name}").register(commands)

@@ -34,3 +34,6 @@ def feedback_help():
 def visibility_help():
     return "when students see the tests: " + "; ".join(f"{k}: {v}" for k, v in VISIBILITY_HELP.items()) + \
         f" (default {DEFAULT_VISIBILITY})"
+
+# How workers are confined (--confinement; autograder/sandbox/confinement.py probes what the machine allows).
+CONFINEMENTS = ("namespaces", "user-namespace", "landlock", "none")

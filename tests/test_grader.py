@@ -26,7 +26,7 @@ class FakeTemplate:
 
     started = []
 
-    def __init__(self, slot=0):
+    def __init__(self, confinement=None, slot=0):
         self.slot, self.dead, self.closed = slot, False, False
         FakeTemplate.started.append(self)
         EVENTS.append("template started")

@@ -73,7 +73,7 @@ def _large(submission):
 def run_case(zip_path, root, files, metadata=None, prepare=None, env=None, relative=False):
     """``prepare(submission_dir)`` makes uploads that are not plain files; ``relative``: run as the README
     says, from the checkout with GRADESCOPE_ROOT and GRADESCOPE_PYTHON relative to it."""
-    root.mkdir(parents=True)
+    root.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(zip_path) as archive:
         archive.extractall(root / "source")
         for info in archive.infolist():  # zipfile drops the mode bits; Gradescope keeps them
@@ -82,7 +82,7 @@ def run_case(zip_path, root, files, metadata=None, prepare=None, env=None, relat
                 os.chmod(root / "source" / info.filename, mode & 0o777)
     shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
     (root / "submission").mkdir()
-    (root / "results").mkdir()
+    (root / "results").mkdir(exist_ok=True)
     for name, text in files.items():
         dump(text, root / "submission" / name)
     if prepare is not None:
@@ -98,7 +98,8 @@ def run_case(zip_path, root, files, metadata=None, prepare=None, env=None, relat
         assert not env["GRADESCOPE_PYTHON"].startswith("/")
     run = subprocess.run([str(root / "run_autograder")], env=env, capture_output=True, text=True, timeout=900,
                          cwd=cwd)
-    results = json.loads((root / "results" / "results.json").read_text())
+    path = root / "results" / "results.json"
+    results = json.loads(path.read_text()) if path.exists() else None  # None: a grader fault, no score
     return {"run": run, "results": results, "root": root}
 
 
@@ -309,12 +310,13 @@ def test_secret_files_are_copied_when_present(tmp_path, monkeypatch):
         assert "build/absent.key" not in archive.namelist()
 
 
-def test_grader_that_cannot_start_still_leaves_valid_results(autograder_zip, tmp_path):
-    """run_autograder's last-chance results.json (the interpreter fails at once): valid, score 0, no
-    invented max_score, "Autograder failed" — and the script itself still exits 0 for Gradescope."""
-    out = run_case(autograder_zip, tmp_path / "root", {NB: "{}"}, env={"GRADESCOPE_PYTHON": "/bin/false"})
-    assert out["run"].returncode == 0
-    results = out["results"]
-    assert results["score"] == 0.0 and "Autograder failed" in results["output"]
-    assert [t["name"] for t in results["tests"]] == ["Autograder failed"]
-    assert "max_score" not in results["tests"][0]
+def test_a_grader_that_cannot_start_records_no_score(autograder_zip, tmp_path):
+    """A grader fault is never a student's grade: when the interpreter fails at once, run_autograder writes no
+    results.json and exits non-zero, so Gradescope shows the run as failed (and the instructor regrades)
+    instead of recording 0."""
+    root = tmp_path / "root"
+    (root / "results").mkdir(parents=True)
+    (root / "results" / "results.json").write_text('{"score": 42.0}')  # a stale one must not stand either
+    out = run_case(autograder_zip, root, {NB: "{}"}, env={"GRADESCOPE_PYTHON": "/bin/false"})
+    assert out["run"].returncode != 0 and out["results"] is None
+    assert "no score was recorded" in out["run"].stderr

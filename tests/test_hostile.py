@@ -28,7 +28,8 @@ from hostile._harness import (PYTHON, ROOT, SOLUTION, STARTUP_SLACK, UNCHANGED, 
                               Listeners, attack_traces, diff, grade, processes, secret_lines, snapshot)
 
 from autograder import PARTS
-from autograder.sandbox import confine, identity
+from autograder.sandbox import identity
+from autograder.sandbox.confinement import Mode, probe
 from autograder.settings import VISIBILITIES
 from tests.points import points, total
 
@@ -39,7 +40,7 @@ from tests.points import points, total
 GROUPS = {
     "time": (240, ["infinite_loop", "ignore_signals", "endless_thread"]),
     "resources": (200, ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",
-                        "memory_unmapped", "userns_tmpfs", "socket_buffers"]),
+                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files"]),
     "exits": (150, ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"]),
     "lies": (150, ["patch_asserts", "tensor_subclass", "pickle_return", "patch_failures"]),
@@ -47,11 +48,12 @@ GROUPS = {
     "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
                      "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note",
                      "keyring_poison"]),
+    "reach": (150, ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
+                    "deep_scratch", "renice_everyone"]),
 }
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not confine.can_isolate(),
-                                 reason="hostile submissions need the root sandbox (namespaces, unprivileged uid)")]
+              pytest.mark.skipif(probe().mode is not Mode.NAMESPACES, reason="hostile submissions need the root sandbox (namespaces, unprivileged uid)")]
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +67,7 @@ def campaign(tmp_path_factory, solution_notebook):
     (canary / "sub").mkdir(mode=0o777)
     (canary / "sub" / "also.txt").write_text("also\n")
     listeners = Listeners(marker)
-    params = {"__REPO__": ROOT, "__CANARY__": canary, "__LISTEN_PORT__": listeners.port,
+    params = {"__REPO__": ROOT, "__HOME__": os.path.expanduser("~"), "__CANARY__": canary, "__LISTEN_PORT__": listeners.port,
               "__ABSTRACT__": listeners.abstract_name, "__MARKER__": marker}
     # Hidden with the checkout; the attacks aim at both. Under build/ (git-ignored), so that a
     # commit made while this runs cannot pick it up.

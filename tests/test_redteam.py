@@ -16,10 +16,7 @@ import hostile
 import redteam
 
 from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION, PARTS, ROOT
-from autograder.sandbox import confine
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not confine.can_isolate(), reason="raw frames need the root sandbox"),
-              pytest.mark.skipif(not SOLUTION.exists(), reason="run `make release` first")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not SOLUTION.exists(), reason="run `make release` first")]
 
 
 def _position(nb, grade_id):
@@ -114,10 +111,11 @@ def _drawn_orders(notebook_bytes):
     import torch
 
     from autograder.engine import probes, secret
-    from autograder.suites.verdicts import KINDS
+    from autograder.suites.verdicts import KINDS, ORDER_PROBES
     probes.use_submission(probes.submission_base(secret.load(), hashlib.sha256(notebook_bytes).hexdigest()))
     try:
-        return {pool: [KINDS[i] for i in torch.randperm(len(KINDS), generator=probes.generator(seed)).tolist()]
+        return {pool: [KINDS[i] for i in torch.randperm(len(KINDS),
+                                                        generator=probes.generator(ORDER_PROBES + seed)).tolist()]
                 for pool, seed in (("leakage", 40), ("training", 41))}
     finally:
         probes.use_submission(0)
@@ -141,3 +139,40 @@ def test_verdict_orders_are_drawn_per_notebook():
     orders = [tuple(_drawn_orders(f"notebook {i}".encode())["leakage"]) for i in range(30)]
     assert len(set(orders)) >= 15, orders  # 70 orders in all
     assert _drawn_orders(b"notebook 3") == _drawn_orders(b"notebook 3")
+
+
+def test_the_position_table_a_model_carries_is_no_answer(tmp_path):
+    """Issue 21's red team: the replicas carried the reference's sinusoidal table, and sinusoidal_positions
+    could return columns of it (7 of 8 points). It scores no more than a stub returning zeros."""
+    case = redteam.load("positions_from_model")
+    attack = hostile.build(SOLUTION, [case], {})
+    equivalent = hostile.build(SOLUTION, [type("Equivalent", (), {"REPLACE": case.EQUIVALENT})], {})
+    nbformat.write(attack, str(tmp_path / "attack.ipynb"))
+    nbformat.write(equivalent, str(tmp_path / "equivalent.ipynb"))
+    attack = _grade(tmp_path / "attack.ipynb", tmp_path / "a.json")
+    bound = _grade(tmp_path / "equivalent.ipynb", tmp_path / "b.json")
+    assert attack["leakage"] == bound["leakage"] and attack["leakage"][0] == attack["leakage"][1], (attack, bound)
+    assert attack["positions"][0] <= bound["positions"][0], (attack, bound)
+
+
+def test_forward_passes_cannot_burn_the_graders_time(tmp_path):
+    """Issue 21's red team: forward passes with denormal float64 weights cost the grading process 114 s of CPU
+    for one notebook (it serves them outside the worker's budget). Its own CPU time now stays within the
+    per-submission model budget, plus what grading the solution costs, and the honest work still scores."""
+    from autograder.engine.supervisor import Limits
+    case = redteam.load("denormal_forward_burn")
+    nbformat.write(hostile.build(SOLUTION, [case], {}), str(tmp_path / "attack.ipynb"))
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(tmp_path / "attack.ipynb"), "--out",
+                             str(tmp_path / "a.json")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ticks, hz = 0, __import__("os").sysconf("SC_CLK_TCK")
+    while proc.poll() is None:
+        try:
+            fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks = int(fields[11]) + int(fields[12])  # utime + stime of the grading process itself
+        except (OSError, ValueError, IndexError):
+            pass
+        time.sleep(0.05)
+    proc.communicate()
+    assert proc.returncode == 0
+    seconds = ticks / hz
+    assert seconds < Limits().model_seconds + 15, f"the grading process used {seconds:.0f} s of CPU"

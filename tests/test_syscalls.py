@@ -1,11 +1,11 @@
-"""sandbox/syscalls.py: the seccomp filter that takes the key system calls away from a worker.
+"""sandbox/syscalls.py: the worker's system calls as an allow-list, checked by running the filter.
 
-The filter program is checked by running it (a tiny classic-BPF interpreter below) on every system
-call number of the native ABI and on other ABIs; then installed for real in a child process, where the
-key calls fail with EPERM and everything a notebook needs (files, fork, PyTorch) still works. Fast tests;
-the worker's own refusal is shown by the hostile case keyring_poison (tests/test_hostile.py).
+The filter program is run (a tiny classic-BPF interpreter below) on every system call number of the
+native ABI, on other ABIs and on the arguments it inspects; then installed for real in a child, where the
+refused calls fail as they should and everything a notebook needs (files, fork, threads, PyTorch) works.
+Fast tests; the worker's own refusals are shown by the hostile corpus (tests/test_hostile.py) in every
+confinement mode (tests/test_environments.py).
 """
-import errno
 import platform
 import subprocess
 import sys
@@ -15,18 +15,26 @@ import pytest
 from autograder.assignment import ROOT
 from autograder.sandbox import syscalls
 
-ARCH, NUMBERS = syscalls.NATIVE.get(platform.machine(), (None, None))
-DENY = syscalls.SECCOMP_RET_ERRNO | errno.EPERM
-pytestmark = pytest.mark.skipif(ARCH is None, reason="no seccomp table for this machine")
+MACHINE = platform.machine()
+pytestmark = pytest.mark.skipif(MACHINE not in syscalls.AUDIT_ARCH, reason="no seccomp table for this machine")
+ARCH = syscalls.AUDIT_ARCH.get(MACHINE)
+EPERM, ENOSYS, ALLOW = syscalls.EPERM, syscalls.ENOSYS, syscalls.ALLOW
+SHARED = syscalls.Policy(metadata=False, truncate_by_path=False, self_only=True, own_group=False)  # mode landlock's
 
 
-def run(rows, nr, arch, arg1=0, arg0=0):
+def nr(name):
+    return syscalls.number(name, MACHINE)
+
+
+def run(rows, number, arch=None, args=()):
     """What the filter returns for a system call: classic BPF, the five opcodes it uses."""
-    data = {syscalls._NR_OFFSET: nr, syscalls._ARCH_OFFSET: arch, syscalls._ARG0_OFFSET: arg0,
-            syscalls._ARG1_OFFSET: arg1}
+    data = {syscalls._NR_OFFSET: number, syscalls._ARCH_OFFSET: ARCH if arch is None else arch}
+    for i, value in enumerate([*args, *[0] * (6 - len(args))]):
+        data[syscalls._arg(i)], data[syscalls._arg(i, True)] = value & 0xFFFFFFFF, value >> 32 & 0xFFFFFFFF
     pc, acc = 0, 0
     while True:
         code, jt, jf, k = rows[pc]
+        assert 0 <= jt < 256 and 0 <= jf < 256, "a jump too long for classic BPF"
         if code == syscalls._LD_W_ABS:
             acc = data[k]
         elif code == syscalls._RET_K:
@@ -39,63 +47,112 @@ def run(rows, nr, arch, arg1=0, arg0=0):
         pc += 1
 
 
-def test_only_the_listed_calls_are_refused_on_the_native_abi():
-    rows = syscalls.program(ARCH, NUMBERS)
-    refused = {nr for nr in range(1024) if run(rows, nr, ARCH) == DENY}
-    assert refused == {NUMBERS[name] for name in syscalls.DENIED_CALLS}
-    assert {"keyctl", "unshare", "setns", "mount", "socket", "socketpair"} <= set(syscalls.DENIED_CALLS)
-    enosys = {nr for nr in range(1024) if run(rows, nr, ARCH) == syscalls.SECCOMP_RET_ERRNO | errno.ENOSYS}
-    assert enosys == {NUMBERS[name] for name in syscalls.UNSUPPORTED_CALLS}
-    assert all(run(rows, nr, ARCH) == syscalls.SECCOMP_RET_ALLOW for nr in (0, 1, 39, 57, 59, 231))
+def answers(policy=syscalls.Policy()):
+    rows = syscalls.program(MACHINE, policy)
+    return {number: run(rows, number) for number in range(1024)}
+
+
+def test_the_table_has_one_row_per_call_and_every_listed_name():
+    names = [n for group in syscalls.ALLOWED.values() for n in group.split()]
+    names += [*syscalls.SELF_ONLY, *syscalls.OWN_GROUP, *syscalls.METADATA, *syscalls.TRUNCATE_BY_PATH, *syscalls.REFUSED,
+              *syscalls.UNSUPPORTED]
+    assert len(names) == len(set(names)), "a call is listed twice"
+    assert set(names) == set(syscalls.NUMBERS), set(names) ^ set(syscalls.NUMBERS)
+    x86 = [pair[0] for pair in syscalls.NUMBERS.values()]
+    assert len(x86) == len(set(x86)), "two names share an x86_64 number"
+
+
+@pytest.mark.parametrize("policy", [syscalls.Policy(), SHARED], ids=["namespaces", "landlock"])
+def test_only_the_listed_calls_are_allowed_and_the_rest_answer_as_listed(policy):
+    got = answers(policy)
+    allowed = {nr(n) for n in syscalls.allowed(policy) if nr(n) is not None}
+    looked_at = {nr("clone"), nr("ioctl"), *({nr(n) for n in syscalls.SELF_ONLY} if policy.self_only else ())}
+    allowed -= looked_at  # allowed with a look at their arguments (tests below)
+    assert {n for n, a in got.items() if a == ALLOW} - looked_at == allowed
+    refused = {nr(n) for n in syscalls.REFUSED + (() if policy.metadata else syscalls.METADATA)
+               + (() if policy.own_group else syscalls.OWN_GROUP) if nr(n) is not None}
+    assert {n for n, a in got.items() if a == EPERM} - looked_at == refused
+    for name in ("keyctl", "unshare", "setns", "mount", "socket", "socketpair", "ptrace", "process_vm_readv"):
+        assert got[nr(name)] == EPERM, name
+    for name in syscalls.UNSUPPORTED:
+        assert got[nr(name)] == ENOSYS, name
+    assert got[999] == ENOSYS  # a call nobody listed: as on a kernel without it
+    for name in ("read", "write", "openat", "mmap", "futex", "clone", "exit_group", "getpid", "execve"):
+        assert got[nr(name)] == ALLOW, name
+
+
+def test_where_the_grader_shares_the_worker_uid_calls_on_other_processes_are_refused():
+    """Mode landlock: prlimit64, sched_set*, setpriority and ioprio_set only on the caller (PRIO_USER with who 0
+    reniced the grader: red team of issue 22); metadata refused; the process group cannot be left."""
+    rows = syscalls.program(MACHINE, SHARED)
+    for name, required in syscalls.SELF_ONLY.items():
+        args = [0] * 6
+        for index, value in required.items():
+            args[index] = value
+        assert run(rows, nr(name), args=args) == ALLOW, name
+        for index in required:
+            for other in (1, 2, 4242, 1 << 32):
+                changed = list(args)
+                changed[index] = required[index] + other
+                assert run(rows, nr(name), args=changed) == EPERM, (name, index, other)
+    prio_user, ioprio_who_user = 2, 3
+    assert run(rows, nr("setpriority"), args=[prio_user, 0, 15]) == EPERM
+    assert run(rows, nr("ioprio_set"), args=[ioprio_who_user, 0, 0]) == EPERM
+    for name in ("chmod", "fchmod", "fchmodat", "setxattr", "utimensat", "fchown", "setsid", "setpgid"):
+        if nr(name) is not None:
+            assert run(rows, nr(name)) == EPERM, name
+    assert run(rows, nr("truncate")) == ENOSYS and run(rows, nr("ftruncate")) == ALLOW
+    assert run(syscalls.program(MACHINE), nr("setsid")) == ALLOW  # with a PID namespace, harmless
 
 
 def test_clone_is_refused_only_with_a_namespace_flag():
     """Round 6: a user + mount namespace of the worker's own hid a tmpfs from the watchdog."""
-    rows, clone = syscalls.program(ARCH, NUMBERS), NUMBERS["clone"]
+    rows, clone = syscalls.program(MACHINE), nr("clone")
     fork_flags, thread_flags = 0x01200011, 0x003D0F00  # glibc's fork(); pthread_create's CLONE_VM|FS|FILES|...
-    assert run(rows, clone, ARCH, arg0=fork_flags) == syscalls.SECCOMP_RET_ALLOW
-    assert run(rows, clone, ARCH, arg0=thread_flags) == syscalls.SECCOMP_RET_ALLOW
+    assert run(rows, clone, args=[fork_flags]) == ALLOW
+    assert run(rows, clone, args=[thread_flags]) == ALLOW
     for flag in (0x00020000, 0x10000000, 0x20000000, 0x40000000, 0x08000000, 0x04000000, 0x02000000):
-        assert run(rows, clone, ARCH, arg0=fork_flags | flag) == DENY, hex(flag)
+        assert run(rows, clone, args=[fork_flags | flag]) == EPERM, hex(flag)
 
 
 def test_only_the_fscrypt_key_ioctls_are_refused():
-    rows = syscalls.program(ARCH, NUMBERS)
+    rows = syscalls.program(MACHINE)
     for cmd in syscalls.KEY_IOCTLS.values():
-        assert run(rows, NUMBERS["ioctl"], ARCH, cmd) == DENY
+        assert run(rows, nr("ioctl"), args=[3, cmd]) == EPERM
     tcgets, fionread, fs_ioc_get_encryption_policy = 0x5401, 0x541B, 0x400C6615
     for cmd in (0, tcgets, fionread, fs_ioc_get_encryption_policy):
-        assert run(rows, NUMBERS["ioctl"], ARCH, cmd) == syscalls.SECCOMP_RET_ALLOW
-    assert run(rows, 0, ARCH, syscalls.KEY_IOCTLS["FS_IOC_ADD_ENCRYPTION_KEY"]) == syscalls.SECCOMP_RET_ALLOW
+        assert run(rows, nr("ioctl"), args=[3, cmd]) == ALLOW
+    assert run(rows, nr("read"), args=[3, syscalls.KEY_IOCTLS["FS_IOC_ADD_ENCRYPTION_KEY"]]) == ALLOW
 
 
 def test_other_abis_are_refused_whole():
-    rows = syscalls.program(ARCH, NUMBERS)
+    rows = syscalls.program(MACHINE)
     i386 = 0x40000003
-    assert all(run(rows, nr, i386) == DENY for nr in (1, 20, 286, 287, 288))  # exit, getpid, the key calls
-    assert run(rows, syscalls.X32_SYSCALL_BIT | 39, ARCH) == DENY  # x32 getpid
+    assert all(run(rows, number, arch=i386) == EPERM for number in (1, 20, 286, 287, 288))
+    assert run(rows, syscalls.X32_SYSCALL_BIT | 39) == EPERM  # x32 getpid
 
 
 CHILD = r"""
-import ctypes, errno, os, platform
+import ctypes, errno, os, sys
 from autograder.sandbox import syscalls
 libc = ctypes.CDLL(None, use_errno=True)
-add_key, request_key, keyctl = (syscalls.NATIVE[platform.machine()][1][k] for k in ("add_key", "request_key", "keyctl"))
-syscalls.install_filter()
+shared = sys.argv[1] == "landlock"
+syscalls.install_filter(syscalls.Policy(metadata=not shared, truncate_by_path=not shared, self_only=shared,
+                                        own_group=not shared))
 def outcome(r):
     return "ok" if r >= 0 else errno.errorcode[ctypes.get_errno()]
-print("keyctl", outcome(libc.syscall(keyctl, ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0))))
-print("add_key", outcome(libc.syscall(add_key, b"user", b"k", b"v", ctypes.c_size_t(1), ctypes.c_long(-3))))
-print("request_key", outcome(libc.syscall(request_key, b"user", b"k", None, ctypes.c_long(0))))
+nr = syscalls.number
+print("keyctl", outcome(libc.syscall(nr("keyctl"), ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0))))
+print("add_key", outcome(libc.syscall(nr("add_key"), b"user", b"k", b"v", ctypes.c_size_t(1), ctypes.c_long(-3))))
 fd = os.open("/", os.O_RDONLY)
 buf = ctypes.create_string_buffer(80)
 print("fscrypt add key", outcome(libc.ioctl(fd, ctypes.c_ulong(syscalls.KEY_IOCTLS["FS_IOC_ADD_ENCRYPTION_KEY"]), buf)))
-print("other ioctl", outcome(libc.ioctl(fd, ctypes.c_ulong(0x5401), buf)))  # TCGETS on a directory: ENOTTY, not EPERM
+print("other ioctl", outcome(libc.ioctl(fd, ctypes.c_ulong(0x5401), buf)))  # TCGETS on a directory: ENOTTY
 pid = os.fork()
 if pid == 0:
-    os._exit(0 if libc.syscall(keyctl, ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0)) == -1 else 3)
+    os._exit(0 if libc.syscall(nr("keyctl"), ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0)) == -1 else 3)
 print("child refused too", os.waitpid(pid, 0)[1] == 0)
-print("unshare", outcome(libc.unshare(0x10000000 | 0x00020000)))  # CLONE_NEWUSER | CLONE_NEWNS
+print("unshare", outcome(libc.unshare(0x10000000 | 0x00020000)))
 print("mount", outcome(libc.mount(b"none", b"/tmp", b"tmpfs", 0, None)))
 import socket, threading
 for make in (lambda: socket.socket(socket.AF_INET), lambda: socket.socketpair()):
@@ -104,24 +161,43 @@ for make in (lambda: socket.socket(socket.AF_INET), lambda: socket.socketpair())
         print("socket ok")
     except OSError as err:
         print("socket", errno.errorcode[err.errno])
-NR = syscalls.NATIVE[platform.machine()][1]
-print("clone newuser", outcome(libc.syscall(NR["clone"], ctypes.c_ulong(0x10000000 | 17), None, None, None, None)))
-print("clone3", outcome(libc.syscall(NR["clone3"], None, ctypes.c_size_t(0))))
+print("clone newuser", outcome(libc.syscall(nr("clone"), ctypes.c_ulong(0x10000000 | 17), None, None, None, None)))
+print("clone3", outcome(libc.syscall(nr("clone3"), None, ctypes.c_size_t(0))))
+print("ptrace", outcome(libc.ptrace(ctypes.c_long(16), ctypes.c_long(os.getppid()), None, None)))  # PTRACE_ATTACH
+print("prlimit other", outcome(libc.prlimit(ctypes.c_int(os.getppid()), 7, None, ctypes.create_string_buffer(16))))
+print("prlimit self", outcome(libc.prlimit(ctypes.c_int(0), 7, None, ctypes.create_string_buffer(16))))
+# PRIO_USER renices every process of the uid (root's, here): only tried where it must be refused.
+print("setpriority user", outcome(libc.setpriority(2, 0, 1)) if shared else "not tried")
+print("setsid", outcome(libc.setsid()))
+import tempfile
+with tempfile.NamedTemporaryFile() as f:
+    try:
+        os.chmod(f.name, 0o600)
+        print("chmod ok")
+    except OSError as err:
+        print("chmod", errno.errorcode[err.errno])
 box = []
 t = threading.Thread(target=lambda: box.append(1)); t.start(); t.join()
 print("thread", box == [1])
-import torch
+import subprocess
+print("subprocess", subprocess.run(["/bin/echo", "hi"], capture_output=True, text=True).stdout.strip())
+import numpy, torch
+torch.manual_seed(0)
 with open("/etc/os-release") as f:
-    print("torch", torch.arange(4.0).sum().item(), bool(f.read()))
+    print("torch", torch.arange(4.0).sum().item(), bool(f.read()), float(numpy.random.default_rng(0).random() < 1))
 """
 
 
-def test_installed_the_key_calls_fail_and_nothing_else_does():
-    run_ = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, timeout=120)
+@pytest.mark.parametrize("mode", ["namespaces", "landlock"])
+def test_installed_the_refused_calls_fail_and_nothing_a_notebook_needs_does(mode):
+    run_ = subprocess.run([sys.executable, "-c", CHILD, mode], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run_.returncode == 0, run_.stderr
     lines = run_.stdout.splitlines()
-    assert lines[:5] == ["keyctl EPERM", "add_key EPERM", "request_key EPERM", "fscrypt add key EPERM",
-                         "other ioctl ENOTTY"], lines
-    assert "child refused too True" in lines and "torch 6.0 True" in lines, lines
-    assert lines[6:13] == ["unshare EPERM", "mount EPERM", "socket EPERM", "socket EPERM", "clone newuser EPERM",
-                           "clone3 ENOSYS", "thread True"], lines
+    shared = mode == "landlock"
+    assert lines == ["keyctl EPERM", "add_key EPERM", "fscrypt add key EPERM", "other ioctl ENOTTY",
+                     "child refused too True", "unshare EPERM", "mount EPERM", "socket EPERM", "socket EPERM",
+                     "clone newuser EPERM", "clone3 ENOSYS", "ptrace EPERM",
+                     "prlimit other " + ("EPERM" if shared else "ok"), "prlimit self ok",
+                     "setpriority user " + ("EPERM" if shared else "not tried"), "setsid " + ("EPERM" if shared else "ok"),
+                     "chmod EPERM" if shared else "chmod ok", "thread True", "subprocess hi",
+                     "torch 6.0 True 1.0"], lines

@@ -16,6 +16,8 @@ import sys
 import nbformat
 import pytest
 
+from autograder.sandbox.confinement import probe
+
 from autograder.assignment import ROOT
 from tests.points import total
 DRAWS = re.compile(r"unseeded draws: \[[^\]]*\] [0-9.e-]+ on \d+ threads?")
@@ -71,7 +73,7 @@ def test_cold_batch_and_fresh_template_draw_the_same(notebook, tmp_path):
     from autograder.engine.grade import grade_notebook
     from autograder.engine.template import Template, may_fork_template
     assert not may_fork_template(), "a process that holds hidden code must never be forked into a worker"
-    template = Template()
+    template = Template(probe())
     try:
         assert not template.forked
         fresh = report.gradescope(grade_notebook(notebook, template))
@@ -100,7 +102,7 @@ def test_a_dead_template_is_a_grader_fault_not_a_hang(notebook):
 
     from autograder.engine.student import GraderFault
     from autograder.engine.template import Template
-    template = Template()
+    template = Template(probe())
     os.kill(template.pid, signal.SIGKILL)
     started = time.monotonic()
     with pytest.raises(GraderFault):
@@ -109,12 +111,13 @@ def test_a_dead_template_is_a_grader_fault_not_a_hang(notebook):
 
 
 def test_a_sandbox_that_cannot_start_workers_is_never_the_students_fault(notebook):
+    import dataclasses
+
     from autograder.engine.template import Template
-    template = Template()
+    template = Template(probe())
     request = template.request
-    # A worker that cannot be confined exits before it reads the notebook (its keep path or work dir is missing).
-    template.request = lambda config: request({**config, "workdir": "/nonexistent/work",
-                                             "keep": [*config["keep"], "/nonexistent/keep"]})
+    # A worker that cannot be confined exits before it reads the notebook (a kept tree is missing).
+    template.request = lambda config: request(dataclasses.replace(config, keep=(*config.keep, "/nonexistent/keep")))
     report = _grade_with(template, notebook)
     statuses = {r.status for r in report.results}
     assert statuses == {"grader-error"}, [(r.title, r.message) for r in report.results if r.status != "grader-error"]

@@ -43,6 +43,10 @@ class GradeReport:
     def max_score(self) -> float:
         return sum(r.points for r in self.results)
 
+    def grader_faults(self) -> list[TestResult]:
+        """The checks the grader itself failed on (never the student's doing): a report with any gives no score."""
+        return [r for r in self.results if r.status is Status.GRADER_ERROR]
+
     def by_part(self) -> dict[str, tuple[float, float]]:
         """{part: (score, points)} in notebook order."""
         parts = {}

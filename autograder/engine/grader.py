@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from ..sandbox.confinement import Confinement, probe
 from .grade import GradeReport, grade_notebook
 from .plugin import DEFAULT_FEEDBACK, FEEDBACK_LEVELS
 from .supervisor import Limits
@@ -29,19 +30,23 @@ from .template import Template
 
 class Grader:
     def __init__(self, limits: Limits | None = None, feedback: str = DEFAULT_FEEDBACK, slot: int = 0,
-                 hide: Iterable[str | os.PathLike] = ()) -> None:
+                 hide: Iterable[str | os.PathLike] = (), confinement: str = "auto", unsafe: bool = False) -> None:
         if feedback not in FEEDBACK_LEVELS:  # said now, not after the class has been graded
             raise ValueError(f"feedback level {feedback!r} is not one of {', '.join(FEEDBACK_LEVELS)}")
         self.limits = limits or Limits()
         self.feedback = feedback  # what students are shown: the level every report of this flow renders
         self.slot = slot  # which of grade-all's grading processes this is (Template(slot=k))
         self.hide = tuple(str(h) for h in hide)  # folders no worker may see, for every grade
+        self.ask, self.unsafe = confinement, unsafe  # sandbox/confinement.py: "auto" takes the strongest mode
+        self.confinement: Confinement | None = None
         self.template: Template | None = None
 
     def start(self) -> Grader:
-        """Start the template now (entering the block does): before the flow reads any grade data."""
+        """Probe the confinement and start the template now (entering the block does): before the flow reads
+        any grade data. ConfinementUnavailable when no worker can be confined here: nothing is graded."""
         if self.template is None:
-            self.template = Template(slot=self.slot)
+            self.confinement = probe(self.ask, self.unsafe)
+            self.template = Template(self.confinement, slot=self.slot)
         return self
 
     def grade(self, path: str | os.PathLike, parts: Iterable[str] | None = None,
@@ -52,8 +57,7 @@ class Grader:
                                "data is read")
         if not self.template.alive():  # a dead or stuck template would fail every check as a grader error
             self.template.close()
-            self.template = None
-            self.start()
+            self.template = Template(self.confinement, slot=self.slot)
         return grade_notebook(path, self.template, parts, self.limits, hide=[*self.hide, *map(str, hide)])
 
     def close(self) -> None:

@@ -11,9 +11,13 @@ when the worker changed them, the weights it was sent. So the checks read from h
   flags the worker reported for the model it handed over (``settle``), as model.train()
   would have set them. A worker that reports nothing leaves the last pass's flags.
 
-The grader's weights never change: weights the worker sent run on a copy.
+The grader's weights never change: weights the worker sent run on a copy. What the passes may cost the
+grading process (it is outside the worker's budget) is bounded: tokens per pass and per call, and the
+grader's own CPU time per submission (Limits.model_seconds), with denormal numbers flushed to zero.
 """
 from __future__ import annotations
+
+import time
 
 import torch
 from torch import nn
@@ -84,8 +88,10 @@ def _modes_ok(modes: object, model: nn.Module) -> bool:
 class ServedModels:
     """The lab models handed to one call, by handle; what their forward passes ran in."""
 
-    def __init__(self) -> None:
+    def __init__(self, seconds: float = 20.0) -> None:
         self.models: dict[int, nn.Module] = {}
+        self.budget = seconds  # the grader's own time these passes may take (what is left of the submission's)
+        self.seconds = 0.0  # spent so far
         self.forward_modes: list[bool] = []  # dropout active, per forward pass the grader ran
         self.tokens = 0  # tokens of every pass run so far (MAX_CALL_TOKENS)
 
@@ -106,6 +112,9 @@ class ServedModels:
         problem = tokens_error(op.tokens, model) or (_state_error(op.state, model) if op.state is not None else "")
         if not problem and self.tokens + op.tokens.numel() > MAX_CALL_TOKENS:
             problem = f"one call may run the lab model on at most {MAX_CALL_TOKENS} tokens in all while grading"
+        if not problem and self.seconds >= self.budget:
+            problem = ("the lab model has run for all the time one submission may have it run while grading "
+                       f"({self.budget:.0f} s of the grader's time); no more forward passes")
         if problem:
             return protocol.ModelResult(False, error=problem)
         self.tokens += op.tokens.numel()
@@ -113,11 +122,18 @@ class ServedModels:
         runner = model if op.state is None else fresh_copy(model, op.state)
         set_modes(runner, op.modes)
         self.forward_modes.append(dropout_active(runner))
+        started = time.process_time()
+        # Denormal weights (a student's, scaled by 1e-310) make every multiply ~30x slower on the CPU, in the
+        # grading process (red team, issue 21: 7 s of the grader's time per call): flushed to zero here.
+        torch.set_flush_denormal(True)
         try:
             with torch.no_grad():
                 return protocol.ModelResult(True, runner(op.tokens.long()))
         except Exception as err:  # noqa: BLE001 - weights the student changed may not run (e.g. mixed dtypes)
             return protocol.ModelResult(False, error=f"{type(err).__name__}: {str(err)[:300]}")
+        finally:
+            torch.set_flush_denormal(False)  # PyTorch's default, which the rest of the grader computes with
+            self.seconds += time.process_time() - started
 
     def settle(self, reported: object) -> None:
         """The flags the worker reported for the models the function was handed become our models' flags."""

@@ -107,6 +107,8 @@ def lab_model(mask="causal", n=0, dropout=0.0, training=False, state=None):
     call builds a new module, so what one student call does to its mode stays with it.
     """
     weights = state if state is not None else _seeded_weights(mask, seed(n), dropout)
+    if "positions" in weights:  # a trained model's table is the reference's: swapped for the probes' (_positions)
+        weights = {**weights, "positions": _positions()}
     return fresh_copy(_prototype(mask, dropout), weights).train(training)
 
 
@@ -139,5 +141,11 @@ def _build(mask, dropout):
 
 @functools.lru_cache(maxsize=1)
 def _positions():
-    from solutions.reference import sinusoidal_positions
-    return sinusoidal_positions(lab().MAX_POSITIONS, lab().WIDTH)
+    """The position table of every model handed to a student function: random, of the sinusoids' size.
+
+    A model's buffers reach the worker with its replica, so this must be no answer: with the reference's
+    sinusoidal table here, sinusoidal_positions could return columns of it without computing anything
+    (red team, issue 21: 7 of 8 points). The leakage checks do not care what the table holds.
+    """
+    generator = torch.Generator().manual_seed(20261203)
+    return torch.rand(lab().MAX_POSITIONS, lab().WIDTH, generator=generator) * 2 - 1

@@ -106,8 +106,9 @@ def _part_rows(report):
 
 
 def gradescope(report: GradeReport, visibility: str = "visible", previous: float | None = None,
-               level: str = DEFAULT_FEEDBACK) -> dict[str, Any]:
-    """Gradescope's results.json schema: score, execution_time, output, tests[]."""
+               level: str = DEFAULT_FEEDBACK, confinement: Any = None) -> dict[str, Any]:
+    """Gradescope's results.json schema: score, execution_time, output, tests[]; extra_data says how the
+    worker was confined (sandbox/confinement.py), for the instructor."""
     tests = []
     if _level(level) == "score":  # Gradescope needs tests[]: one per part, with no word about single checks
         for part, got, top, fault in _part_rows(report):
@@ -132,8 +133,11 @@ def gradescope(report: GradeReport, visibility: str = "visible", previous: float
         summary += ["", "Notebook execution:"] + notes
     if previous is not None:
         summary.append(f"(Your previous submission scored {previous:g}.)")
-    return {"score": report.score, "execution_time": round(report.seconds, 2), "output": "\n".join(summary),
+    data = {"score": report.score, "execution_time": round(report.seconds, 2), "output": "\n".join(summary),
             "visibility": visibility, "stdout_visibility": "hidden", "tests": tests}
+    if confinement is not None:
+        data["extra_data"] = {"confinement": confinement.line().removeprefix("confinement: ")}
+    return data
 
 
 def crash_results(message: str, seconds: float = 0.0) -> dict[str, Any]:

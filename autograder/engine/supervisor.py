@@ -24,18 +24,19 @@ import mmap
 import os
 import signal
 import socket
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 
 import torch
 
-from ..sandbox import confine, protocol, wire
-from ..assignment import ROOT
+from ..assignment import HIDDEN, ROOT
+from ..sandbox import protocol, wire
+from ..sandbox.config import WorkerConfig
+from ..sandbox.confinement import Mode, python_trees
 from .lab_models import ServedModels, is_lab_model
 from .student import GraderFault, SubmissionFault, WorkerLost
 
+HIDDEN_PATHS = tuple(os.path.realpath(ROOT / entry) for entry in HIDDEN)
 CELL_OUTPUT = 20_000  # characters of one cell's printed output kept for the reports
 OUTPUT_BUDGET = 1_000_000  # ... and of the whole notebook's
 START_SECONDS = 120.0  # a fresh worker's first message (confinement and start-up; no student code yet)
@@ -53,6 +54,7 @@ class Limits:
     processes: int = 256  # processes and threads of its uid
     max_restarts: int = 12  # workers one submission may use up
     arena_mib: int = 16  # shared memory for one call's tensor arguments
+    model_seconds: float = 20.0  # the grader's own CPU time running lab models for one submission's forward passes
 
 
 @dataclass
@@ -155,27 +157,25 @@ class WorkerSession:
         self.reports, self.skip, self.restarts = {}, set(), 0
         self.output_kept = 0  # characters of cell output kept so far (OUTPUT_BUDGET)
         self.poisoned = {}  # function name -> why it is not called again
+        self.model_seconds = 0.0  # the grader's CPU time spent running lab models for this submission
         self.hide = [str(p) for p in hide]
         self.worker = None
-        self.workdirs = []
         self.arena = Arena(self.limits.arena_mib)
         self.broken = ""  # set when no worker can be brought up any more (the submission's doing)
         self.fault = ""  # set when the sandbox itself cannot start a worker (ours)
 
     # ---- worker life cycle --------------------------------------------------------------
     def _config(self):
-        isolated = confine.can_isolate()
-        workdir = None
-        if not isolated:
-            workdir = tempfile.mkdtemp(prefix="week7-worker-")
-            self.workdirs.append(workdir)
-        keep = sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))})
-        # /autograder: Gradescope's tree (source, results, submission), whatever ROOT is.
-        # memory_mib bounds the whole worker tree (its cgroup, or the watchdog) and each process in it.
-        return {"isolated": isolated, "workdir": workdir,
-                "hide": ["/autograder", str(ROOT), "/root", *self.hide], "keep": keep,
-                "memory_mib": self.limits.memory_mib, "file_mib": self.limits.file_mib,
-                "disk_mib": self.limits.disk_mib, "processes": self.limits.processes}
+        """The worker's WorkerConfig: this machine's confinement and the submission's limits."""
+        confinement = self.template.confinement
+        # Never visible: the hidden code wherever it is installed, the checkout, Gradescope's tree (source,
+        # results, submission: /autograder, whatever ROOT is), root's home, and the flow's own (--hide).
+        hidden = sorted({*HIDDEN_PATHS, str(ROOT), "/autograder", "/root", *self.hide})
+        keep = python_trees(hidden)
+        return WorkerConfig(mode=confinement.mode, memory_mib=self.limits.memory_mib, file_mib=self.limits.file_mib,
+                            disk_mib=self.limits.disk_mib, processes=self.limits.processes, keep=tuple(keep),
+                            hidden=tuple(hidden), own_uid=confinement.own_uid,
+                            landlock_abi=confinement.landlock_abi)
 
     def _remaining(self, cap):
         if self.deadline is None:
@@ -340,7 +340,10 @@ class WorkerSession:
         except GraderFault:
             self._forget(worker)
             return
-        for target in ((worker.pid,) if confine.can_isolate() else (-worker.pid, worker.pid)):
+        # PID 1 of its own namespace takes every process of it along; without one, its process group (the
+        # keeper sweeps whatever left the group).
+        pid_namespace = self.template.confinement.mode in (Mode.NAMESPACES, Mode.USER_NAMESPACE)
+        for target in ((worker.pid,) if pid_namespace else (-worker.pid, worker.pid)):
             try:
                 os.kill(target, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -355,7 +358,7 @@ class WorkerSession:
         if name in self.poisoned:
             raise WorkerLost(self.poisoned[name])
         self.arena.reset()
-        placed, models = [], ServedModels()
+        placed, models = [], ServedModels(self.limits.model_seconds - self.model_seconds)
         wire_args = [self._outgoing(a, placed, models, i) for i, a in enumerate(args)]
         wire_kwargs = {k: self._outgoing(v, placed, models, None) for k, v in kwargs.items()}
         for attempt in (1, 2):
@@ -379,6 +382,8 @@ class WorkerSession:
             # restart budget that the other parts still need.
             self.poisoned[name] = why + "; it is not called again"
             raise WorkerLost(why) from None
+        finally:
+            self.model_seconds += models.seconds
         mutated = sorted(i for i, spec, raw in placed if i is not None and not self.arena.unchanged(spec, raw))
         models.settle(reply.models)
         seen = dict(mutated=mutated, modes=models.modes(), forward_modes=models.forward_modes)
@@ -417,10 +422,6 @@ class WorkerSession:
     def close(self):
         self.kill(wait=False)
         self.arena.close()
-        import shutil
-        for workdir in self.workdirs:
-            shutil.rmtree(workdir, ignore_errors=True)
-        self.workdirs = []
 
 
 def _error(error):

@@ -71,8 +71,9 @@ class Pending:
 
 
 class Template:
-    def __init__(self, slot=0):
+    def __init__(self, confinement, slot=0):
         self.slot = slot
+        self.confinement = confinement  # sandbox/confinement.py: how its workers are confined (probed by the Grader)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.control, self.process, self.pid, self.exited = ours, None, None, False
         self.waiting = deque()  # Pending requests the template has not answered yet, oldest first
@@ -107,12 +108,12 @@ class Template:
 
     # ---- workers ------------------------------------------------------------------------
     def request(self, config):
-        """Ask for a fresh confined worker; ``config["warm"]``: only from a warmed-up template."""
+        """Ask for a fresh worker confined as ``config`` (sandbox/config.py WorkerConfig) says."""
         if self.failed:
             raise GraderFault(self.failed)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            socket.send_fds(self.control, [json.dumps(config).encode()], [theirs.fileno()])
+            socket.send_fds(self.control, [config.to_json()], [theirs.fileno()])
         except OSError as err:
             ours.close()
             self.failed = "the worker template is gone (see the messages above)"

@@ -35,7 +35,7 @@ from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS, ROOT
 from ..engine import submission_file
 from ..engine.submission_file import SubmissionStatus as Row
-from ..cli import feedback_option, visibility_option
+from ..cli import confinement_options, feedback_option, visibility_option
 from ..settings import DEFAULT_FEEDBACK
 from ..engine.safe_text import redact, text as safe_line
 from . import batch_summary as out
@@ -73,6 +73,7 @@ def register(subparsers):
     p.add_argument("--hand", help="hand scores of the written answers (student,q1,q2,q3,comment; see `written`): "
                                   "columns q1.. beside the parts, and in the total")
     feedback_option(p)
+    confinement_options(p)
 
 
 # ---- finding submissions ---------------------------------------------------------------
@@ -213,6 +214,14 @@ def grader_key(args):
 def run(args):
     from tqdm import tqdm
 
+    # How workers will be confined, said before anything is read or graded; where none can be built, nothing is.
+    from ..sandbox.confinement import ConfinementUnavailable, probe
+    try:
+        confinement = probe(args.confinement, args.unsafe_no_sandbox)
+    except ConfinementUnavailable as why:
+        print(f"grade-all: {why}", file=sys.stderr)
+        return 2
+    print(confinement.line(), file=sys.stderr)
     source = Path(args.submissions).resolve()
     if not source.is_dir():
         print(f"grade-all: {args.submissions} is not a folder", file=sys.stderr)
@@ -248,6 +257,7 @@ def run(args):
         except lms.RosterError as err:
             print(f"grade-all: {err}", file=sys.stderr)
             return 2
+    log.write(confinement.line())
     key = grader_key(args)
     rows, tasks = {}, {}
     for sub in subs:
@@ -277,7 +287,8 @@ def run(args):
         bar.update(len(problems))
     hide = [str(source), str(feedback), str(checks)] + ([str(csv_path.parent)] if _hideable(csv_path.parent) else [])
     options = {"parts": args.part or None, "budget": args.budget, "visibility": args.visibility,
-               "hide": hide, "debug": args.debug, "feedback": args.feedback}
+               "hide": hide, "debug": args.debug, "feedback": args.feedback, "confinement": args.confinement,
+               "unsafe": args.unsafe_no_sandbox}
     work = sorted(tasks.values(), key=lambda t: t["id"])
     tops = {}  # part -> its points, as the grading processes report them
     if work:
@@ -443,12 +454,15 @@ def _part_max(parts):
 def _row(sub, result, source):
     by_part = result.get("by_part") or {}
     detail = (result.get("problem") or sub.detail or "").strip()
-    row = {"student": sub.student, "total": float(result.get("score") or 0.0), "status": result["status"],
+    # A grader fault is never a student's grade: its row holds no score at all (empty cells, not 0).
+    fault = result["status"] == Row.GRADER_ERROR
+    row = {"student": sub.student, "total": None if fault else float(result.get("score") or 0.0),
+           "status": result["status"],
            "seconds": result.get("seconds", 0.0), "sha256": sub.sha256,
            "notebook": str(sub.notebook.relative_to(source)) if sub.notebook else "",
            "detail": redact(detail.splitlines()[0][:300]) if detail else ""}
     for part in PARTS:
-        row[part] = by_part[part][0] if part in by_part else None
+        row[part] = by_part[part][0] if part in by_part and not fault else None
     return row
 
 

@@ -45,7 +45,8 @@ def serve(slot, conn, options):
 
     try:
         with Grader(Limits(submission_seconds=options["budget"]), options.get("feedback") or DEFAULT_FEEDBACK,
-                    slot=slot) as grader:
+                    slot=slot, confinement=options.get("confinement", "auto"),
+                    unsafe=bool(options.get("unsafe"))) as grader:
             catalog()  # collect the hidden suites (after the fork) while the template warms up
             _send(conn, {"event": "ready", "pid": os.getpid()})
             while True:
@@ -95,7 +96,7 @@ def _grade_one(task, grader, options):
     return {"status": status, "score": report.score, "max_score": report.max_score,
             "by_part": {part: [got, top] for part, (got, top) in report.by_part().items()},
             "problem": report.problem, "seconds": round(report.seconds, 2),
-            "gradescope": rep.gradescope(report, options["visibility"], level=level),
+            "gradescope": rep.gradescope(report, options["visibility"], level=level, confinement=grader.confinement),
             "table": rep.table(report, level=level), "internal": internal, "checks": checks(report)}
 
 

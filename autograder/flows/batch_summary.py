@@ -70,7 +70,7 @@ def read_csv(path):
                     row[name] = float(value) if value else None
                 except ValueError:
                     row[name] = None
-            if row["total"] is None:
+            if row["total"] is None and row.get("status") != Row.GRADER_ERROR:  # a grader fault has no score
                 row["total"] = 0.0
             rows.append(row)
     return rows

@@ -1,34 +1,47 @@
-"""Code that runs inside the untrusted worker. Nothing here may import the hidden suites or solutions.
+"""Code that runs inside the untrusted worker, and the steps that confine it. Nothing here may import the
+hidden suites or solutions.
 
-The process tree of one grade (as root). One name on both sides: the *template* is the process
-(sandbox/template.py); engine/template.py's `Template` is the grader's handle on it::
+How a worker is confined is probed once per grading process (confinement.py): the strongest mode this
+machine allows, said in one line (`confinement: ...`) by every command, results.json and grades.log.
 
-    grading process (root)                       engine/: hidden suites, reference, results
-    └── template (sandbox/template.py)           forked right after `import torch`; forgets the
-        │                                        grader's environment, argv and frames; subreaper
-        └── keeper, one per worker (template.keep) creates the tree's control group (budget.py),
-            │                                    uid = 100000 + its pid (identity.py); watches,
-            │                                    reaps, removes the group; SIGTERM when the template dies
-            └── worker = PID 1 of a new PID ns   joins the group, own mount/net/IPC/UTS/cgroup ns,
-                └── anything the notebook starts pivot_root onto its own root (confine.py), clean
-                                                 environment, setuid, fresh keyrings, rlimits
+    mode            who can use it                              what the worker gets
+    namespaces      root with CAP_SYS_ADMIN (a VM)              PID/mount/net/IPC/UTS/cgroup namespaces, its own
+                                                                root file system, its own uid, a control group
+    user namespace  any user, where the kernel allows user      the same namespaces and root from inside a user
+                    namespaces (desktops, many clusters)        namespace: "root" there, without any capability
+    landlock        neither (Docker, Kubernetes pods)           Landlock (files; signals from ABI 6), seccomp for
+                                                                the rest, its own uid where CAP_SETUID allows
+    none            only with --unsafe-no-sandbox               nothing: trusted notebooks only
+
+The process tree of one grade. One name on both sides: the *template* is the process (template.py);
+engine/template.py's `Template` is the grader's handle on it::
+
+    grading process                              engine/: hidden suites, reference, results; probes the mode
+    └── template (template.py)                   forked right after `import torch`; forgets the grader's
+        │                                        environment, argv and frames; subreaper
+        └── keeper, one per worker (template.keep) runs the mode's keeper steps (steps.py): a control group,
+            │                                    a user and PID namespace, or a scratch directory; watches,
+            │                                    reaps, cleans up; SIGTERM when the template dies
+            └── worker                           runs the mode's worker steps (steps.py), then the notebook
+                └── anything the notebook starts
 
 A worker's life, from fork to kill::
 
-    grader ──request(config, socket fd)──▶ template ──fork──▶ keeper ──fork──▶ worker
-    grader ◀──────────── worker pid ◀───── template ◀─ pid ── keeper
-    worker: budget → session → namespaces → root → environment → uid → keyrings → no key
-            system calls, no unmapped memory (seccomp) → limits
+    grader ──request(WorkerConfig, socket fd)──▶ template ──fork──▶ keeper ──fork──▶ worker
+    grader ◀──────────────── worker pid ◀─────── template ◀─ pid ── keeper
+    keeper: its steps; worker: its steps (budget, session, namespaces and root or Landlock, environment,
+            uid or no capabilities, keyrings, system calls (syscalls.py), limits)
     grader ──arena fd, Init(cells)──▶ worker ──CellStart/CellEnd…, Ready──▶ grader
     grader ──Call──▶ worker [──ModelOp──▶ grader ──ModelResult──▶ worker]* ──Reply──▶ grader
                                                           (as often as the checks need)
-    grader: SIGKILL worker (its PID namespace goes with it) → keeper reaps it, removes the
-    control group, exits → template reaps the keeper. Workers are never reused.
+    grader: SIGKILL worker (its PID namespace, or its process group, goes with it) → keeper reaps it, undoes its
+    steps (control group, scratch), exits → template reaps the keeper. Workers are never reused.
 
 The messages, as typed records, are protocol.py (values inside them: wire.py); the worker's
 life as the grader sees it (REQUESTED → FORKED → RUNNING_NOTEBOOK → READY → GONE) is
-engine/supervisor.py's WorkerState. What each step bounds is in the module that does it: budget.py (memory, processes and CPU
-of the whole tree), identity.py (uid, keyrings, environment, command line), syscalls.py (the key
-system calls it loses: keyrings are shared by uid, and uids come back), confine.py (namespaces,
-file system, per-process limits).
+engine/supervisor.py's WorkerState. What each step bounds is in the module that does it:
+budget.py (memory, processes and CPU of the whole tree), identity.py (uid, capabilities, keyrings,
+environment, command line), confine.py (namespaces, the worker's root, per-process limits),
+landlock.py (files and other processes without namespaces), syscalls.py (the system calls it may make).
+The lab models a function receives are replicas whose forward passes the grader runs (replica.py).
 """

@@ -28,6 +28,7 @@ address-space limit still bounds each process.
 """
 import os
 import signal
+import stat
 import time
 
 GROUP_PREFIX = "week7-worker-"
@@ -128,9 +129,9 @@ def mechanism():
     """"cgroup v1", "cgroup v2" or "watchdog": what bounds a worker tree on this machine, for this process."""
     global _PARENTS
     if _PARENTS is None:
-        _PARENTS = parents() if os.geteuid() == 0 or os.environ.get("AUTOGRADER_CGROUP_NONROOT") else (None, {})
-        if os.environ.get("AUTOGRADER_NO_CGROUPS"):
-            _PARENTS = (None, {})
+        # Any user may have a writable group (root's tree, or one delegated to a non-root user); a
+        # read-only cgroup file system (a container's) or none leaves the watchdog.
+        _PARENTS = (None, {}) if os.environ.get("AUTOGRADER_NO_CGROUPS") else parents()
     return f"cgroup {_PARENTS[0]}" if _PARENTS[0] else "watchdog"
 
 
@@ -314,41 +315,127 @@ def _tmpfs_bytes(worker, disk_mib):
     return used
 
 
+MAX_SCRATCH_ENTRIES = 20_000  # files and folders a scratch directory may hold (each sample walks them)
+
+
+def _scratch_bytes(scratch):
+    """(bytes, entries) under a scratch directory on the host's file system (no namespaces: no private mount)."""
+    used, entries, todo = 0, 0, [scratch]
+    while todo and entries <= MAX_SCRATCH_ENTRIES:
+        try:
+            with os.scandir(todo.pop()) as found:
+                for entry in found:
+                    entries += 1
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    used += info.st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False):
+                        todo.append(entry.path)
+        except OSError:
+            pass
+    return used, entries
+
+
 class Watchdog:
     """Where there is no group: sum the tree's memory every SAMPLE_SECONDS, SIGKILL it at the cap."""
 
-    def __init__(self, keeper_pid, memory_mib, processes, worker=None, disk_mib=0):
+    def __init__(self, keeper_pid, memory_mib, processes, worker=None, disk_mib=0, scratch=None, tree=True):
         self.keeper, self.cap, self.processes = keeper_pid, memory_mib << 20, processes
+        self.tree = tree  # the tree's memory and processes too (False: a control group bounds them)
         self.worker, self.disk_mib = worker, disk_mib  # its root holds private mounts of disk_mib each
+        self.scratch = scratch  # or its work directory is on the host's file system
+        self.group = worker if scratch else None  # no PID namespace: the worker's process group holds its tree
         self.peak = 0
         self.fired = ""
 
     def check(self):
-        tree = descendants(self.keeper)
+        tree = descendants(self.keeper) if self.tree else []
         used = sum(_pss_bytes(pid) for pid in tree)
         if self.worker:
             used += _tmpfs_bytes(self.worker, self.disk_mib)
+        disk, entries = _scratch_bytes(self.scratch) if self.scratch else (0, 0)
+        if self.scratch:
+            disk += _unnamed_bytes(tree if self.tree else descendants(self.keeper), self.scratch)
         self.peak = max(self.peak, used)
         if used > self.cap:
             self.fired = f"memory {used >> 20} MiB over {self.cap >> 20} MiB"
         elif len(tree) > self.processes:
             self.fired = f"{len(tree)} processes over {self.processes}"
+        elif disk > self.disk_mib << 20 or entries > MAX_SCRATCH_ENTRIES:
+            self.fired = f"its work directory holds {disk >> 20} MiB in {entries} entries, over {self.disk_mib} MiB"
         if self.fired:
-            kill_descendants(self.keeper)
+            kill_descendants(self.keeper, self.group)
         return not self.fired
 
 
-def kill_descendants(pid):
-    """SIGKILL everything under ``pid`` (stopped first, so none can fork past the kill)."""
-    for _ in range(3):
-        tree = descendants(pid)
-        for pid in tree:
+def kill_descendants(pid, group=None, seconds=5.0):
+    """SIGKILL everything under ``pid`` and in process ``group``, until none is left (at most ``seconds``).
+
+    Each pass stops what it finds before killing it, so that nothing forks past the kill; a process that
+    forked and exited between the scan and the stop is caught by the next pass (and, without a PID namespace,
+    by the group: the worker's tree cannot leave its process group, syscalls.py). Reaps what it can as it goes.
+    """
+    me, end = pid, time.monotonic() + seconds
+    while True:
+        if group:
             try:
-                os.kill(pid, signal.SIGSTOP)
+                os.killpg(group, signal.SIGKILL)
             except OSError:
                 pass
-        for pid in tree:
+        tree = descendants(me)
+        for found in tree:
             try:
-                os.kill(pid, signal.SIGKILL)
+                os.kill(found, signal.SIGSTOP)
             except OSError:
                 pass
+        for found in tree:
+            try:
+                os.kill(found, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+        if not tree or time.monotonic() > end:
+            return not tree
+        time.sleep(0.005)
+
+
+def _unnamed_bytes(tree, scratch):
+    """What the tree holds in files of its scratch file system that no directory shows: open but unlinked (or
+    O_TMPFILE) files, and mappings of deleted files there (red team of issue 22: 1.5 GiB past a 256 MiB cap)."""
+    try:
+        device = os.stat(scratch).st_dev
+    except OSError:
+        return 0
+    seen, used = set(), 0
+    for pid in tree:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                info = os.stat(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_nlink == 0 and info.st_dev == device \
+                    and (info.st_dev, info.st_ino) not in seen:
+                seen.add((info.st_dev, info.st_ino))
+                used += info.st_blocks * 512
+        try:
+            with open(f"/proc/{pid}/maps") as handle:
+                for line in handle:
+                    fields = line.split(maxsplit=5)
+                    if len(fields) == 6 and fields[5].rstrip("\n").endswith(" (deleted)") \
+                            and fields[5].startswith(scratch) and (fields[3], fields[4]) not in seen:
+                        seen.add((fields[3], fields[4]))
+                        start, stop = (int(x, 16) for x in fields[0].split("-"))
+                        used += stop - start
+        except OSError:
+            pass
+    return used

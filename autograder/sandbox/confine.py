@@ -1,11 +1,9 @@
-"""Confine a freshly forked worker before any student code runs.
+"""The primitives confinement steps are made of (steps.py): namespaces, the worker's own root, limits.
 
-As root (Gradescope, CI) the worker gets its own PID, mount, network, IPC, UTS and cgroup
-namespaces, a root file system of its own (pivot_root onto a tmpfs holding the system
-directories and the Python installation read-only, fresh /proc, /dev and private tmpfs
-scratch space), and an unprivileged uid of its own (identity.py). Without root only the
-rlimits, the tree's budget (budget.py), a new session and a private work directory apply
-(the README says what that does not protect).
+build_filesystem gives a worker in a mount namespace of its own (modes namespaces and user
+namespace) a root of its own: pivot_root onto a tmpfs holding the system directories and the
+Python installation read-only, fresh /proc, /dev and private tmpfs scratch space; hidden code
+inside a kept tree is covered by an empty tmpfs.
 """
 import ctypes
 import os
@@ -13,8 +11,6 @@ import platform
 import resource
 import stat
 
-CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
-CLONE_NEWUTS, CLONE_NEWCGROUP = 0x04000000, 0x02000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE = 38, 4
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -35,24 +31,6 @@ def mount(source, target, fstype, flags=0, data=None):
                        data.encode() if data else None), f"mount {target}")
 
 
-def can_isolate():
-    return os.geteuid() == 0 and not os.environ.get("AUTOGRADER_NO_NAMESPACES")
-
-
-def enter_pid_namespace():
-    """In the keeper: the next fork becomes PID 1 of a fresh PID namespace (the keeper itself stays outside)."""
-    unshare(CLONE_NEWPID)
-
-
-def enter_namespaces(cgroup):
-    """In the worker (still root): its own mount, network, IPC and UTS namespaces, and (``cgroup``, once
-    inside its control group) its own cgroup namespace, so /proc/self/cgroup shows "/", not the host's paths.
-
-    The keeper must not share them: pivot_root moves every process of the mount namespace.
-    """
-    unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWCGROUP if cgroup else 0))
-
-
 def name_host():
     """In the worker's own UTS namespace: the host's name is not its business."""
     _check(_libc.sethostname(b"sandbox", 7), "sethostname")
@@ -62,6 +40,7 @@ def name_host():
 # read-only. Everything else on the machine (/work, /home, /root, /opt, /autograder, /run, /var,
 # any other checkout of this package) simply is not in its mount namespace.
 SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
+SYSTEM_PATHS = tuple("/" + name for name in SYSTEM_DIRS)
 DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9), "tty": (5, 0)}
 NEW_ROOT = "/tmp"  # where the new root is assembled (a fresh tmpfs, in the worker's mount namespace only)
 MNT_DETACH = 2
@@ -72,9 +51,18 @@ def pivot_root(new_root, put_old):
     _check(_libc.syscall(_SYS_PIVOT_ROOT, new_root.encode(), put_old.encode()), "pivot_root")
 
 
+# statvfs flags of a mount -> the mount flags a remount must keep (in a user namespace the host's are locked)
+_KEPT_FLAGS = {8: MS_NOEXEC, 1024: 1024, 2048: 2048, 4096: 1 << 21}  # noexec, noatime, nodiratime, relatime
+
+
 def _bind_read_only(source, target):
     mount(source, target, None, MS_BIND)
-    mount("none", target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    kept = 0
+    flags = os.statvfs(target).f_flag
+    for st, ms in _KEPT_FLAGS.items():
+        if flags & st:
+            kept |= ms
+    mount("none", target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
 
 
 def build_filesystem(config, uid):
@@ -96,11 +84,11 @@ def build_filesystem(config, uid):
             links.append((path, os.readlink(path)))
         elif os.path.isdir(path):
             binds.append((path, os.open(path, os.O_PATH | os.O_DIRECTORY)))
-    binds += [(keep, os.open(keep, os.O_PATH | os.O_DIRECTORY)) for keep in config["keep"]]
+    binds += [(keep, os.open(keep, os.O_PATH | os.O_DIRECTORY)) for keep in config.keep]
     has_mqueue = os.path.isdir("/dev/mqueue")
 
     new = NEW_ROOT
-    disk = f"size={config['disk_mib']}m,mode=1777"
+    disk = f"size={config.disk_mib}m,mode=1777"
     mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     for path in ("/tmp", "/var/tmp", "/proc", "/sys", "/dev", "/old_root"):
         os.makedirs(new + path, mode=0o755)
@@ -112,8 +100,8 @@ def build_filesystem(config, uid):
         os.makedirs(new + path, mode=0o755, exist_ok=True)
         _bind_read_only(f"/proc/self/fd/{fd}", new + path)
         os.close(fd)
-    for path in config["hide"]:  # inside a visible tree (an ancestor of a kept directory holds nothing else)
-        if any(os.path.commonpath([path, keep]) == path for keep in config["keep"]):
+    for path in config.hidden:  # inside a visible tree (an ancestor of a kept directory holds nothing else)
+        if any(os.path.commonpath([path, keep]) == path for keep in config.keep):
             continue
         if os.path.isdir(new + path) and not os.path.islink(new + path):
             mount("tmpfs", new + path, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=64k,mode=0755")
@@ -158,22 +146,50 @@ def _build_dev(dev, disk, has_mqueue):
     mount("none", dev, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 
 
-def drop_privileges(uid):
+def drop_privileges(uid, dumpable=False):
+    """Become ``uid`` for good. Not ``dumpable``: no process of another uid without CAP_SYS_PTRACE reads its /proc
+    files; dumpable: its keeper, reading them as this uid (read_as), can (the watchdog's only eyes in a container,
+    where root has no CAP_SYS_PTRACE)."""
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
     _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # Changing uid leaves a process not dumpable (fs.suid_dumpable): say which, either way.
+    _libc.prctl(PR_SET_DUMPABLE, 1 if dumpable else 0, 0, 0, 0)
 
 
-def set_limits(config):
+def read_as(uid):
+    """File access (and /proc's ptrace checks) as ``uid`` from now on, for this process: setfsuid/setfsgid."""
+    _libc.setfsgid(uid)
+    _libc.setfsuid(uid)
+    if _libc.setfsuid(-1) != uid:  # setfsuid answers with the previous value: -1 changes nothing and tells
+        raise OSError(f"setfsuid({uid}) did not take")
+
+
+def set_limits(config, per_uid):
+    """``per_uid``: the worker's uid (or user namespace) is its own, so RLIMIT_NPROC counts its tree alone;
+    else it counts every task of the grader's uid too, and the tree may add ``processes`` to what it finds."""
     mib = 1 << 20
-    limits = {resource.RLIMIT_AS: config["memory_mib"] * mib, resource.RLIMIT_FSIZE: config["file_mib"] * mib,
-              resource.RLIMIT_CORE: 0, resource.RLIMIT_NOFILE: 512}
-    if config.get("isolated"):
-        limits[resource.RLIMIT_NPROC] = config["processes"]  # counted per uid: each job slot has its own
+    processes = config.processes if per_uid else config.processes + _tasks_of(os.getuid())
+    limits = {resource.RLIMIT_AS: config.memory_mib * mib, resource.RLIMIT_FSIZE: config.file_mib * mib,
+              resource.RLIMIT_CORE: 0, resource.RLIMIT_NOFILE: 512, resource.RLIMIT_NPROC: processes}
     for which, value in limits.items():
+        soft, hard = resource.getrlimit(which)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)  # never above what we were given
         resource.setrlimit(which, (value, value))
+
+
+def _tasks_of(uid):
+    """Tasks (processes and threads, as RLIMIT_NPROC counts them) whose real uid is ``uid``."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry}/task"))
+            except OSError:
+                pass
+    return count
 
 
 def close_other_fds(keep):

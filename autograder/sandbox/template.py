@@ -24,7 +24,9 @@ import time
 import torch
 
 from .. import assignment
-from . import budget, confine, identity, syscalls, worker
+from . import budget, confine, identity, steps, worker
+from .config import WorkerConfig
+from .confinement import Mode
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 ROOT = str(assignment.ROOT)
@@ -77,56 +79,84 @@ def start_worker(config, worker_fd, control, lab):
 
 
 def keep(config, worker_fd, report_w, lab):
-    """The keeper's life: budget and namespaces, fork the worker, watch it, clean up after it.
+    """The keeper's life: its steps (steps.py), fork the worker, watch it, clean up after it.
 
     It lives exactly as long as the worker's tree, so its pid names the tree: the uid
-    (identity.worker_uid) and the control group (budget.group_name) are unique while it
-    lives. It is the tree's subreaper; it leaves the grader's process group (a killpg of
-    the grader must not stop it before it has cleaned up) and takes SIGTERM when the
-    template dies, which kills the tree. It never runs student code.
+    (identity.worker_uid), the control group (budget.group_name) and the scratch directory
+    are unique while it lives. It is the tree's subreaper; it leaves the grader's process
+    group (a killpg of the grader must not stop it before it has cleaned up) and takes
+    SIGTERM when the template dies, which kills the tree. It never runs student code.
     """
     import ctypes
     libc = ctypes.CDLL(None)
     me, template = os.getpid(), os.getppid()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, lambda *_: budget.kill_descendants(me))
+    signal.signal(signal.SIGTERM, lambda *_: budget.kill_descendants(me, ctx_group[0]))
     os.setpgid(0, 0)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != template:  # the template died before we could hear of it
         os._exit(0)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    uid = identity.worker_uid(me)
-    group = budget.Group.create(budget.group_name(me), config["memory_mib"], config["processes"])
+    ctx, plan = steps.Context(config, me), steps.plan(config)
+    done = []
+    ctx_group = [None]  # the worker's process group, once it exists (the SIGTERM handler's)
     try:
-        if config["isolated"]:
-            confine.enter_pid_namespace()
+        for step in plan.keeper:
+            step.run(ctx)
+            done.append(step)
         worker_pid = os.fork()
         if worker_pid == 0:
-            os.close(report_w)
-            run_worker(config, worker_fd, lab, uid, group)  # never returns
+            try:
+                os.close(report_w)
+                run_worker(ctx, plan, worker_fd, lab)  # never returns
+            except BaseException as err:  # noqa: BLE001 - a step that failed: no student code has run
+                os.write(2, f"worker confinement failed: {err!r}\n".encode())
+            os._exit(70)
+        ctx_group[0] = worker_pid  # it makes its own session (and group) first thing
         os.close(worker_fd)
         os.write(report_w, str(worker_pid).encode())
         os.close(report_w)
-        watch(worker_pid, group, config)
+        watch(worker_pid, ctx)
     finally:
-        if group is not None:
-            group.remove()
+        for step in reversed(done):  # each one, whatever the one before did
+            try:
+                step.undo(ctx)
+            except BaseException as err:  # noqa: BLE001 - the keeper must exit, and say why something stayed
+                os.write(2, f"worker clean-up: {step!r} failed: {err!r}\n".encode())
     os._exit(0)
 
 
-def watch(worker, group, config):
-    """Reap until the tree is gone; without a control group, enforce its budget by sampling."""
-    watchdog = None if group else budget.Watchdog(os.getpid(), config["memory_mib"], config["processes"],
-                                                  worker=worker if config["isolated"] else None,
-                                                  disk_mib=config["disk_mib"])
+def watch(worker, ctx):
+    """Reap until the tree is gone; enforce by sampling what no control group bounds (the tree without one, a
+    work directory on the host's file system)."""
+    config = ctx.config
+    scratch = ctx.work or None  # a work directory on the host's file system (no namespaces)
+    # Root in a container has no CAP_SYS_PTRACE: as root it could read neither the worker's memory nor its open
+    # files in /proc, and the watchdog saw nothing (red team of issue 22: 1.5 GiB of unnamed files past the cap).
+    # It reads them as the worker's uid (the worker stays dumpable in this mode), and goes back for the clean-up.
+    watch_as = config.own_uid and config.mode is Mode.LANDLOCK
+    if watch_as:
+        confine.read_as(ctx.uid)
+    try:
+        _watch(worker, ctx, scratch)
+    finally:
+        if watch_as:
+            confine.read_as(os.getuid())
+
+
+def _watch(worker, ctx, scratch):
+    config = ctx.config
+    watchdog = None if ctx.group and not scratch else budget.Watchdog(
+        os.getpid(), config.memory_mib, config.processes, worker=worker, disk_mib=config.disk_mib,
+        scratch=scratch, tree=ctx.group is None)
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG if watchdog else 0)
         except ChildProcessError:
             return
-        if pid == worker:  # orphans it left (none inside a PID namespace) go with it
-            watchdog = None
-            budget.kill_descendants(os.getpid())
+        if pid == worker:  # what it left (nothing, inside a PID namespace) goes with it; then the keeper is done
+            budget.kill_descendants(os.getpid(), worker)
+            return
         elif pid == 0:
             if not watchdog.check():
                 os.write(2, f"worker tree killed at its budget: {watchdog.fired}\n".encode())
@@ -135,28 +165,11 @@ def watch(worker, group, config):
                 time.sleep(budget.SAMPLE_SECONDS)
 
 
-def run_worker(config, worker_fd, lab, uid, group):
-    """The worker's confinement, in order; the first line of the notebook comes after the last step."""
+def run_worker(ctx, plan, worker_fd, lab):
+    """The worker's steps, in order (steps.py); the first line of the notebook comes after the last one."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if group is not None:
-        group.join()  # 1. its budget: the whole tree it will start is counted together
-    # 2. its own session and process group: killpg(0) from student code then reaches only the
-    #    worker itself, never the grader's group.
-    os.setsid()
-    if config["isolated"]:
-        confine.enter_namespaces(cgroup=group is not None)
-        confine.name_host()
-        work = confine.build_filesystem(config, uid)  # 3. a root of its own (pivot_root)
-        os.chdir(work)
-        identity.set_environment(identity.worker_environment(work, "/tmp", os.environ))  # 4. its environment
-        confine.drop_privileges(uid)  # 5. its own uid, no way back
-        identity.fresh_keyrings(clear_user=True)  # 6. its own keyrings
-    else:  # killed as a whole (its process group, then the keeper's sweep) at the end
-        os.chdir(config["workdir"])
-        identity.set_environment(identity.worker_environment(os.getcwd(), os.getcwd(), os.environ))
-        identity.fresh_keyrings(clear_user=False)  # the user keyring is the developer's own
-    syscalls.install_filter()  # 7. no key, namespace, mount or socket call from here on (syscalls.py)
-    confine.set_limits(config)  # 8. per-process limits
+    for step in plan.worker:
+        step.run(ctx)
     confine.close_other_fds(keep={worker_fd})
     worker.silence_stdio()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -198,8 +211,7 @@ def serve(control, lab_source):
             continue
         if not message:
             break
-        config = json.loads(message)
-        pid = start_worker(config, fds[0], control, lab)
+        pid = start_worker(WorkerConfig.from_json(message), fds[0], control, lab)
         os.close(fds[0])
         control.sendall(struct.pack(">q", pid))
         warm_once()  # a first worker forked cold is on its way; now the template catches up

@@ -4,7 +4,8 @@
 
 Whatever was uploaded, a valid results.json comes out: no notebook, several notebooks,
 a file that is not a notebook, or a notebook that is not valid JSON each score 0 with a
-message that says what to fix. submission_metadata.json (Gradescope's, optional) is only
+message that says what to fix. Only a fault of the grader's own (no sandbox on this machine,
+a check that broke) writes none and exits non-zero: Gradescope then marks the run failed. submission_metadata.json (Gradescope's, optional) is only
 used to remind the student of their previous score.
 """
 import argparse
@@ -88,16 +89,27 @@ def grade(root, hide=(), visibility=DEFAULT_VISIBILITY, budget=300.0, feedback=D
     # Only names are read here (nothing of the notebook), so the template may start after; with no
     # notebook there is nothing to run and no template is started at all.
     notebook, problem = find_notebook(Path(root) / "submission")
+    confinement = None
     if notebook is None:
         result = failed_everywhere("submission", problem, started=started)
     else:
         with Grader(Limits(submission_seconds=budget), feedback, hide=hide) as grader:
+            confinement = grader.confinement
+            print(confinement.line())
             result = grader.grade(notebook)
-    data = rep.gradescope(result, visibility, previous=previous_score(root), level=feedback)
+        faults = result.grader_faults()
+        if faults:
+            raise GraderFaults("; ".join(f"{r.nodeid}: {(r.internal or r.message).strip().splitlines()[-1]}"
+                                         for r in faults[:5]))
+    data = rep.gradescope(result, visibility, previous=previous_score(root), level=feedback, confinement=confinement)
     if notebook is not None:
         data["tests"].append(written_answers(notebook))
     print(rep.table(result, level=feedback))
     return data
+
+
+class GraderFaults(Exception):
+    """The grader failed on some checks: no score may be written."""
 
 
 def written_answers(notebook):
@@ -122,6 +134,7 @@ def main(argv=None):
     from ...cli import feedback_option, safe_streams, visibility_option
     from ...engine import report as rep
     from ...engine.safe_text import text
+    from ...sandbox.confinement import ConfinementUnavailable
 
     safe_streams()
     parser = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.run", description=__doc__,
@@ -134,14 +147,19 @@ def main(argv=None):
     args = parser.parse_args(argv)
     out = Path(args.root) / "results" / "results.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
+    out.unlink(missing_ok=True)
+    # A grader fault is never a student's grade: no results.json and a non-zero exit, so Gradescope marks the
+    # run failed (the student is told the autograder failed; the instructor regrades) instead of recording 0.
     try:
         data = grade(args.root, args.hide, args.visibility, args.budget, args.feedback)
-    except Exception:  # noqa: BLE001 - a grader fault still produces a valid results.json
-        print(text(traceback.format_exc(), multiline=True), file=sys.stderr)
-        data = rep.crash_results("the grader hit an internal error", time.monotonic() - started)
-        rep.write_json(data, out)
+    except ConfinementUnavailable as why:
+        print(f"run_autograder: {why}", file=sys.stderr)
         return 2
+    except Exception:  # noqa: BLE001 - said, and nothing is scored
+        print(text(traceback.format_exc(), multiline=True), file=sys.stderr)
+        print("run_autograder: the grader failed; no score was written. Regrade once the cause is fixed.",
+              file=sys.stderr)
+        return 3
     rep.write_json(data, out)
     return 0
 

@@ -8,9 +8,12 @@ import os
 import shutil
 import sys
 
-# Safety catch for this test corpus only: if the sandbox ever failed to drop root, stop
-# here (the test then fails on the marker) instead of deleting the developer's checkout.
-if os.getuid() == 0 or os.geteuid() == 0:
+# Safety catch for this test corpus only: if the sandbox ever failed to drop root's powers, stop
+# here (the test then fails on the marker) instead of deleting the developer's checkout. Root of a
+# user namespace of its own, with no capability (mode user namespace), is no such power.
+with open("/proc/self/status") as _status:
+    _caps = int(next(line for line in _status if line.startswith("CapEff:")).split()[1], 16)
+if _caps:
     raise RuntimeError("HOSTILE_RAN_AS_ROOT")
 targets = [".", "..", os.path.expanduser("~"), "/tmp", "/var/tmp", "/dev/shm", "__REPO__", "__OUT_DIR__",
            "__CANARY__", "__REPO__/build/.hostile-canary-__MARKER__", sys.prefix, os.path.dirname(sys.prefix), "/autograder"]

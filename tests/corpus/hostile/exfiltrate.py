@@ -1,4 +1,4 @@
-"""A top-level cell that searches the disk for the hidden tests and reference code (/, /work, /autograder, cwd's parents, /proc/1/root, /proc/*/cwd, the repo, the venv's .pth) and raises their text into the feedback: attacks secrecy; every part keeps full points."""
+"""A top-level cell that searches the disk for the hidden tests and reference code (/, /work, /autograder, cwd's parents, /proc/1/root, /proc/*/cwd, the repo, the venv's .pth) and raises their text into the feedback (a library's own tests in a site directory are not loot; the package's, installed there, are): attacks secrecy; every part keeps full points."""
 from autograder.assignment import PART_IDS
 ATTACKS = []
 KEEPS = list(PART_IDS)
@@ -36,7 +36,8 @@ for root in roots:
                    and not d.startswith(".venv") and d not in ("site-packages", "node_modules")]
         for name in files:
             path = os.path.join(folder, name)
-            if name in WANTED or "/suites/" in path or "/reference/" in path:
+            public = "-packages/" in path and "/autograder/" not in path and "/solutions/" not in path
+            if (name in WANTED or "/suites/" in path or "/reference/" in path) and not public:
                 try:
                     text = open(path, errors="replace").read()
                 except OSError:

@@ -1,4 +1,4 @@
-"""A top-level cell holds memory that no process maps: memfds filled with write() and files in the private tmpfs scratch mounts, then 2 x 1.8 GiB in children, so the tree holds ~4.4 GiB while its processes' PSS sums to ~3.7 GiB: where no control group can be made the watchdog counted PSS only and never fired (6 GiB held in 96 memfds; red team, round 5). memfd_create and shmget answer ENOSYS, the watchdog counts the tmpfs mounts, and the tree is stopped at its budget; every part keeps full points."""
+"""A top-level cell holds memory that no process maps: memfds filled with write() and files in the private tmpfs scratch mounts, then 2 x 1.8 GiB in children, so the tree holds ~4.4 GiB while its processes' PSS sums to ~3.7 GiB: where no control group can be made the watchdog counted PSS only and never fired (6 GiB held in 96 memfds; red team, round 5). memfd_create and shmget answer ENOSYS, the watchdog counts the tmpfs mounts (without namespaces: the scratch folder, against its own 256 MiB), and the tree is stopped at its budget; every part keeps full points."""
 from autograder.assignment import PART_IDS
 ATTACKS = []
 KEEPS = list(PART_IDS)
@@ -23,8 +23,9 @@ import time as _time
 
 _block = bytes(range(256)) * 4096
 _files = 0
-for _dir in ("/tmp", "/var/tmp", "/dev/shm"):
-    for _k in range(4):
+# The worker's own scratch (TMPDIR: a private tmpfs, or without namespaces a folder on the host) and the rest.
+for _dir in dict.fromkeys((_os.environ.get("TMPDIR", "/tmp"), "/tmp", "/var/tmp", "/dev/shm")):
+    for _k in range(6):
         try:
             with open(f"{_dir}/unmapped{_k}", "wb") as _f:
                 for _ in range(64):

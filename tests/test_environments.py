@@ -1,0 +1,287 @@
+"""The grader where instructors grade: each environment emulated here (tests/environments/), graded through the CLI.
+
+In every environment: the probe takes the strongest confinement it allows and says so (the CLI's line,
+results.json's extra_data); the solution scores full marks and the blank 0; the hostile corpus's attacks
+on the grader hold (the `reach` group twice, so that a note left for the next submission would be
+found; `escape`, `exits`, and `resources` where no control group bounds the tree); a grade-all batch
+grades every notebook; and nothing of the emulated instructor's machine changes: not the checkout (the
+hidden suites, the reference, build/ with the secret), not the venv (a .pth there would run in the next
+grading process), not the home. Where nothing can confine a worker, nothing is graded unless the
+instructor opts in. The Gradescope autograder runs in the Docker-like container.
+
+vm-root is the setting of the rest of the suite (test_hostile.py, test_forgery.py, test_containment.py
+run there in full); here it gets the same checks as the others, for the table in the README.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
+import hostile
+from hostile._harness import UNCHANGED, diff, snapshot
+
+from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT, STUDENT_NOTEBOOK
+from autograder.engine.catalog import part_points
+from autograder.sandbox import identity
+from autograder.sandbox.confinement import Mode
+from tests.environments import ENVIRONMENTS, machine
+from tests.points import total
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="the launcher emulates as root")]
+NAMES = [name for name, env in ENVIRONMENTS.items() if env.expected is not Mode.NONE]
+SOLUTION = INSTRUCTOR_NOTEBOOK.relative_to(ROOT)  # in each machine's checkout
+BLANK = STUDENT_NOTEBOOK.relative_to(ROOT)
+GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
+                    "deep_scratch", "renice_everyone"],
+          "escape": ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network", "exfiltrate",
+                     "read_own_heap", "magics", "grader_secrets", "keyring_note", "keyring_poison"],
+          "exits": ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
+                    "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"],
+          "resources": ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",
+                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files"]}
+BUDGET = {"reach": 120, "escape": 150, "exits": 150, "resources": 200}
+
+
+def groups_for(name):
+    """Every group; resources where the watchdog bounds the tree (the control group's is test_containment's)."""
+    return [g for g in GROUPS if g != "resources" or name in ("user", "docker-root", "k8s-pod")]
+
+
+class Run:
+    """One environment's campaign: what each grade gave, and what changed on its machine."""
+
+    def __init__(self, name):
+        self.name, self.env = name, ENVIRONMENTS[name]
+        self.machine = machine.prepare(name)
+        self.work = self.machine.home.parent / "work"  # notebooks and results: not the home under watch
+        self.work.mkdir()
+        os.chown(self.work, self.env.uid, self.env.uid)
+        self.grades, self.before, self.after = {}, {}, {}
+
+    def watched(self):
+        m = self.machine
+        return {"checkout": m.checkout, "venv": m.checkout / ".venv", "home": m.home}
+
+    def write(self, name, nb):
+        path = self.work / f"{name}.ipynb"
+        nbformat.write(nb, str(path))
+        os.chown(path, self.env.uid, self.env.uid)
+        return path
+
+    def grade(self, key, notebook, *extra, budget=150):
+        out = self.work / f"{key}.json"
+        started = time.monotonic()
+        run = self.machine.grade(notebook, out, "--budget", str(budget), *extra, timeout=budget + 300)
+        results = json.loads(out.read_text()) if out.exists() else None
+        self.grades[key] = {"run": run, "results": results, "seconds": time.monotonic() - started}
+        return self.grades[key]
+
+
+def _campaign(name):
+    r = Run(name)
+    m = r.machine
+    solution = m.checkout / SOLUTION
+    r.grade("solution", solution)  # first: it makes build/secret.key, which the snapshots then hold still
+    r.before = {k: snapshot(v) for k, v in r.watched().items()}
+    blank = r.write("blank", nbformat.read(str(m.checkout / BLANK), as_version=4))
+    r.grade("blank", blank)
+    params = {"__REPO__": m.checkout, "__HOME__": m.home, "__CANARY__": r.work, "__OUT_DIR__": r.work,
+              "__LISTEN_PORT__": 9, "__ABSTRACT__": f"hostile-{name}", "__MARKER__": name}
+    notebooks = {g: r.write(g, hostile.build(solution, [hostile.load(c) for c in GROUPS[g]], params))
+                 for g in groups_for(name)}
+    for group, notebook in notebooks.items():
+        r.grade(group, notebook, budget=BUDGET[group])
+    r.grade("reach_again", notebooks["reach"], budget=BUDGET["reach"])  # a note from the first would be found
+    batch = r.work / "batch"
+    batch.mkdir()
+    for path in (solution, blank, notebooks["reach"]):
+        (batch / path.name).write_bytes(path.read_bytes())
+    os.chown(batch, r.env.uid, r.env.uid)
+    for path in batch.iterdir():
+        os.chown(path, r.env.uid, r.env.uid)
+    r.batch = m.run(str(m.python), "-m", "autograder", "grade-all", str(batch), "--out", str(r.work / "grades.csv"),
+                    "--jobs", "2", timeout=900)
+    r.after = {k: snapshot(v) for k, v in r.watched().items()}
+    return r
+
+
+def leftovers():
+    """What workers left once every campaign is over: processes of a worker uid (from identity.UID_BASE) or of an
+    emulated user's (a machine here runs nothing else as those uids), or running the machines' pythons; work
+    directories in /tmp (mode landlock makes them there)."""
+    uids = {env.uid for env in ENVIRONMENTS.values() if env.uid}
+    found = []
+    for _ in range(50):
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    status = Path(f"/proc/{entry}/status").read_text()
+                    cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                except OSError:
+                    continue
+                uid = int(status.split("\nUid:\t", 1)[1].split()[0])
+                if "\nState:\tZ" not in status and (uid >= identity.UID_BASE or uid in uids
+                                                      or str(machine.BASE) in cmdline):
+                    found.append((entry, uid, cmdline[:200]))
+        found += [str(p) for p in Path("/tmp").glob("week7-worker-*")
+                  if p.stat().st_uid in uids or p.stat().st_uid >= identity.UID_BASE]
+        if not found:
+            break
+        time.sleep(0.2)
+    return found
+
+
+@pytest.fixture(scope="module")
+def campaigns():
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(NAMES, pool.map(_campaign, NAMES)))
+
+
+def _parts(results):
+    parts = {}
+    for test in results["tests"]:
+        got, top = parts.get(test["tags"][0], (0.0, 0.0))
+        parts[test["tags"][0]] = (got + test["score"], top + test["max_score"])
+    return parts
+
+
+# ---- what each environment chose --------------------------------------------------------------------------
+@pytest.mark.parametrize("name", NAMES)
+def test_the_strongest_confinement_is_taken_and_said(campaigns, name):
+    r = campaigns[name]
+    g = r.grades["solution"]
+    assert g["run"].returncode == 0, g["run"].stderr[-3000:]
+    line = g["run"].stderr.splitlines()[0]
+    expected = r.env.expected
+    assert line.startswith("confinement: ") and str(expected) in line.replace("landlock (ABI", "landlock"), line
+    if expected is Mode.LANDLOCK:
+        assert ("own uid" if r.env.own_uid else "grader's uid") in line, line
+    assert g["results"]["extra_data"]["confinement"] == line.removeprefix("confinement: ")
+
+
+# ---- honest work, and attacks, in each ------------------------------------------------------------------
+@pytest.mark.parametrize("name", NAMES)
+def test_the_solution_scores_full_marks_and_the_blank_zero(campaigns, name):
+    grades = campaigns[name].grades
+    assert grades["solution"]["results"]["score"] == total()
+    assert grades["blank"]["run"].returncode == 0 and grades["blank"]["results"]["score"] == 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_attacks_hold(campaigns, name):
+    r = campaigns[name]
+    points = part_points()
+    for group in [*groups_for(name), "reach_again"]:
+        g = r.grades[group]
+        cases = [hostile.load(c) for c in GROUPS[group.removesuffix("_again")]]
+        assert g["run"].returncode == 0, f"{name} {group}: exit {g['run'].returncode}\n{g['run'].stderr[-3000:]}"
+        data, parts = g["results"], _parts(g["results"])
+        zero = {p for c in cases for p in c.ATTACKS}
+        full = {p for c in cases for p in c.KEEPS} - hostile.blocked_by(zero)
+        assert all(parts[p][0] == 0 for p in zero), (name, group, parts)
+        lost = {p: parts[p] for p in full if parts[p][0] != points[p]}
+        assert not lost, f"{name} {group}: untouched parts lost points {lost}\n{data['output']}"
+        everything = g["run"].stdout + g["run"].stderr + json.dumps(data)
+        for case in cases:
+            for never in getattr(case, "NEVER", []):
+                assert never not in everything, f"{name} {group}: {case.__name__} left {never!r}"
+            if case is hostile.load("memory_tree") and name != "vm-root":
+                # The watchdog kills the whole tree (its cell is skipped) where a control group would kill a child.
+                assert "worker tree killed at its budget: memory" in g["run"].stderr, (name, g["run"].stderr[-2000:])
+                continue
+            for expected in getattr(case, "EXPECT", []):
+                assert expected in data["output"], f"{name} {group}: {case.__name__} should report {expected!r}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_nothing_of_the_machine_changes(campaigns, name):
+    """The checkout (suites, reference, build/ and its secret), the venv and the home are as they were."""
+    r = campaigns[name]
+    for what in r.watched():
+        changes = diff(r.before[what], r.after[what])
+        if what == "checkout":  # what the grader itself writes: the signed reference run, byte-code of the venv
+            changes = {k: [p for p in v if not p.startswith(("build/cache", ".venv"))] for k, v in changes.items()}
+        assert changes == UNCHANGED, f"{name}: the {what} changed: {changes}"
+
+
+def test_nothing_outlives_the_grades(campaigns):
+    """Once every environment's grades are done, no process a worker started runs on, and no work directory is
+    left in /tmp (a helper that left its process group, 1,500 nested folders: red team of issue 22)."""
+    assert not leftovers(), leftovers()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_batch_grades_every_notebook(campaigns, name):
+    r = campaigns[name]
+    assert r.batch.returncode == 0, r.batch.stderr[-3000:]
+    import csv
+    with open(r.work / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert float(rows[NAME]["total"]) == total() and float(rows["blank"]["total"]) == 0
+    assert float(rows["reach"]["total"]) == total() - part_points()["positions"]
+    assert "confinement: " + ENVIRONMENTS[name].expected.value in (r.work / "grades.log").read_text()
+
+
+# ---- where nothing confines, and where a mode is asked for that cannot be built ------------------------
+def test_where_nothing_confines_nothing_is_graded_unless_opted_in(tmp_path):
+    """uid 1500 with user namespaces refused and Landlock refused (a kernel without it): the probe refuses, the
+    CLI says why and what to do, exits 2 and writes nothing; with --unsafe-no-sandbox it grades, and says so."""
+    m = machine.prepare("locked-down")
+    notebook, out = m.checkout / SOLUTION, m.home / "r.json"
+    run = m.grade(notebook, out)
+    assert run.returncode == 2 and not out.exists(), (run.returncode, run.stderr[-2000:])
+    for words in ("landlock", "user namespace", "What to do", "--unsafe-no-sandbox"):
+        assert words in run.stderr, run.stderr
+    run = m.grade(notebook, out, "--unsafe-no-sandbox")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "confinement: NONE" in run.stderr and json.loads(out.read_text())["score"] == total()
+
+
+def test_a_mode_the_machine_cannot_build_is_refused(campaigns):
+    m = campaigns["docker-root"].machine
+    out = m.home.parent / "work" / "forced.json"
+    run = m.grade(m.checkout / SOLUTION, out, "--confinement", "namespaces")
+    assert run.returncode == 2 and not out.exists() and "CAP_SYS_ADMIN" in run.stderr, run.stderr[-2000:]
+
+
+# ---- Gradescope's run_autograder in the Docker-like container ---------------------------------------------
+def test_gradescope_in_a_docker_like_container(campaigns, tmp_path):
+    """The zip's run_autograder, as Gradescope's container runs it (root without CAP_SYS_ADMIN): the solution
+    scores full marks, the reach attacks hold, and results.json says how the worker was confined."""
+    import shutil
+    import zipfile
+
+    from autograder.flows.gradescope import build as gs_build
+    r = campaigns["docker-root"]
+    m = r.machine
+    zip_path = gs_build.build(tmp_path / "autograder.zip")
+    outcomes = {}
+    for name, notebook in (("solution", m.checkout / SOLUTION), ("reach", r.work / "reach.ipynb")):
+        root = m.home.parent / f"gradescope-{name}"
+        shutil.rmtree(root, ignore_errors=True)
+        with zipfile.ZipFile(zip_path) as archive:
+            archive.extractall(root / "source")
+            for info in archive.infolist():
+                if info.external_attr >> 16 & 0o111:
+                    os.chmod(root / "source" / info.filename, info.external_attr >> 16 & 0o777)
+        (root / "submission").mkdir()
+        (root / "results").mkdir()
+        shutil.copy(notebook, root / "submission" / NOTEBOOK_FILE)
+        run = m.run(str(root / "source" / "run_autograder"), cwd=root,
+                    env={"GRADESCOPE_ROOT": str(root), "GRADESCOPE_PYTHON": str(m.python)})
+        results = root / "results" / "results.json"
+        outcomes[name] = (run, json.loads(results.read_text()) if results.exists() else None)
+    run, results = outcomes["solution"]
+    assert run.returncode == 0 and results["score"] == total(), run.stderr[-3000:]
+    assert results["extra_data"]["confinement"].startswith("landlock"), results["extra_data"]
+    run, results = outcomes["reach"]
+    assert run.returncode == 0 and results["score"] == total() - part_points()["positions"], run.stderr[-3000:]
