@@ -1,8 +1,8 @@
 """The Jupyter kernel nbgrader runs for this assignment (kernel spec `week7-isolated`): it runs no code.
 
-By the time nbgrader starts it, the course's grading service has graded the submission in
-the sandbox (preprocessors.SandboxGrade) and kept the result in
-COURSE/isolated/<student>/record.json. nbgrader starts this kernel in
+By the time nbgrader sends it the first cell, the course's grading service has graded the
+submission in the sandbox (preprocessors.SandboxGrade asked, IsolatedExecute waited) and kept
+the result in COURSE/isolated/<student>/record.json. nbgrader starts this kernel in
 COURSE/autograded/<student>/<assignment>/, which names the student. For each cell
 nbgrader sends:
 
