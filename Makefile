@@ -25,9 +25,9 @@ $(VENV): requirements.txt requirements-dev.txt pyproject.toml
 	.venv/bin/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
 	.venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (week7)" >/dev/null
 	touch $@
-# The kernel `nbgrader autograde` runs (--sys-prefix, next to python3): it runs no code, it answers each
-# test cell with the sandboxed grade (autograder/flows/nbgrader/kernel.py).
-$(KERNEL_SPEC): $(VENV) autograder/flows/nbgrader/course.py
+# The kernel `nbgrader autograde` runs for this assignment (--sys-prefix, next to python3): it runs no code, it
+# answers each test cell with the sandboxed grade (autograder/flows/nbgrader/kernel.py, kernelspec.py).
+$(KERNEL_SPEC): $(VENV) autograder/flows/nbgrader/kernelspec.py
 	$(PY) -m autograder.flows.nbgrader --install-kernel >/dev/null
 
 ## Instructor: build the nbgrader course, generate the student notebook, check it for leaks and drift.
@@ -66,9 +66,10 @@ train: $(VENV)
 autograde: $(VENV)
 	$(PY) -m autograder grade $(SUBMISSION) --out $(OUT)
 
-## nbgrader: grade every build/course/submitted/<student>/week7_attention/ in the sandbox (bytes and result kept
-## in build/course/isolated/), then the real `nbgrader autograde` in kernel week7-isolated (it runs no code: the
-## gradebook gets the sandboxed points), generate_feedback (HTML, hidden tests removed) and export (grades.csv).
+## nbgrader, build/course: the plain `nbgrader autograde week7_attention --force` (each submission graded in the
+## sandbox by the course's grading service, bytes and result kept in build/course/isolated/) with a progress
+## bar, the gradebook checked against the records, generate_feedback (hidden tests removed) and export. A
+## convenience: in any course `python -m autograder install-nbgrader` set up, plain nbgrader does the same.
 ## make nbgrader-autograde [FEEDBACK=score|checks|values|hints]
 nbgrader-autograde: $(VENV) $(KERNEL_SPEC)
 	@test -f build/course/gradebook.db || $(MAKE) release

@@ -111,7 +111,7 @@ def exit_now(code):
 
 
 # Modules under autograder.flows that add a subcommand with register(subparsers).
-FLOW_COMMANDS = ("batch", "crosscheck", "written", "class_report")
+FLOW_COMMANDS = ("batch", "crosscheck", "written", "class_report", "nbgrader.install")
 
 
 def main(argv=None):

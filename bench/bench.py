@@ -12,9 +12,11 @@ the solutions filled in; every tenth, from s003, with a broken causal mask) in a
   warm       the whole second-and-later grade in that process (what batch grading pays)
   cold       `python -m autograder grade NB` (a single submission, everything from scratch)
   batch      `python -m autograder grade-all` with --jobs 1 and --jobs $(nproc): wall / N
-  nbgrader   stock `nbgrader autograde` in a copy of the course whose test cells run the hidden
-             suites in the student's kernel (bench/stock_cell.py; GRADING=1, like ours): once for
-             the whole group (how a class is autograded) and once per student (`--student`)
+  nbgrader   plain `nbgrader autograde` of our course (each submission graded in the sandbox by the
+             course's grading service) beside stock nbgrader: test cells running the hidden suites in
+             the student's kernel (bench/stock_cell.py; GRADING=1, like ours) and nbgrader's floor,
+             the notebook alone executed in a python3 kernel; once for the whole group (how a class
+             is autograded) and once per student (`--student`; bench/nbgrader_bench.py)
   seed smoke the seed's own script, `python dl-week-7.py --smoke` (extracted from the lesson in
              ../shared/seed when it is there, else `python -m solutions.lab --smoke`, our rewrite):
              a cold grade should cost no more than running the lab once
@@ -212,35 +214,6 @@ def load():
     return " / ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def stock_course(course, workdir, nb_env, students):
-    """A copy of the bench course graded the stock nbgrader way: each test cell runs its part's hidden
-    suite in the student's own `python3` kernel (bench/stock_cell.py; all or nothing per cell).
-    Only ``students``' submissions are in it, so one `nbgrader autograde` call grades exactly those."""
-    stock = workdir / "course-stock"
-    shutil.rmtree(stock, ignore_errors=True)
-    shutil.copytree(course, stock, ignore=shutil.ignore_patterns("isolated", "autograded", "feedback"))
-    for folder in (stock / "submitted").iterdir():
-        if folder.name not in students:
-            shutil.rmtree(folder)
-    (stock / "nbgrader_config.py").write_text(
-        "c = get_config()  # noqa: F821\n"
-        f"c.CourseDirectory.root = {str(stock)!r}\n"
-        "c.CourseDirectory.course_id = 'week7'\n"
-        f"c.CourseDirectory.db_assignments = [dict(name={ASSIGNMENT!r})]\n"
-        "c.Execute.timeout = 240\n")
-    # The gradebook's copy of the test cells is what autograde restores into every submission:
-    # regenerate it from a source whose hook line runs the suite in the kernel.
-    source = stock / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    retired = "from autograder.flows.nbgrader_cell import grade_part"
-    text = source.read_text()
-    if retired not in text:
-        raise SystemExit(f"bench: the release's test-cell hook changed; update bench/stock_cell.py ({retired!r})")
-    source.write_text(text.replace(retired, "from stock_cell import grade_part"))
-    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"], cwd=stock,
-                   env=nb_env, check=True, capture_output=True)
-    return stock
-
-
 def grade_all(course, jobs, out_dir):
     out = out_dir / f"grades-j{jobs}.csv"
     seconds, _ = timed([sys.executable, "-m", "autograder", "grade-all", str(course), "--out", str(out),
@@ -326,28 +299,18 @@ def main(argv=None):
         batch[jobs] = grade_all(course, jobs, args.workdir)
         print(f"  grade-all --jobs {jobs}: {batch[jobs][0]:.1f} s for {len(batch[jobs][1])}", flush=True)
 
-    # (c) stock nbgrader autograde, one student per call: what a course without this package pays. A
-    # copy of the course with nbgrader's defaults: the notebook runs in the `python3` kernel, cells and
-    # all, and each test cell runs its part's hidden suite there (bench/stock_cell.py).
+    # (c) nbgrader autograde: ours (plain nbgrader, the sandboxed grade) beside stock nbgrader and its floor,
+    # for the group in one call and one call per student (bench/nbgrader_bench.py).
+    from nbgrader_bench import measure
     nb_students = [p.parent.parent.name for p in notebooks[:args.nbgrader_n]]
-    nb_times, nb_env = [], env(GRADING="1", MPLBACKEND="Agg", OMP_NUM_THREADS="1",
-                               JUPYTER_PATH=os.path.join(sys.prefix, "share", "jupyter"),
-                               PYTHONPATH=str(ROOT / "bench"))  # stock_cell, for the stock course's kernels
-    stock = stock_course(course, args.workdir, nb_env, nb_students)
-    # The whole group in one call, as a class is autograded (nbgrader's own start-up paid once) ...
-    nb_class = timed([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--force"], cwd=stock,
-                     environ=nb_env, kind="nbgrader-class")[0] / len(nb_students)
-    print(f"  stock nbgrader autograde, one call for {len(nb_students)}: {nb_class:.1f} s per student", flush=True)
-    # ... and one call per student (`--student`, as when submissions are graded as they come in).
-    for student in nb_students:
-        nb_times.append(timed([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", student,
-                               "--force"], cwd=stock, environ=nb_env, kind="nbgrader")[0])
-        print(f"  stock nbgrader autograde {student}: {nb_times[-1]:.1f} s", flush=True)
-    # (d) the confined flow instructors run (`make nbgrader-autograde`): sandboxed grades, then nbgrader
-    confined, _ = timed([sys.executable, "-m", "autograder.flows.nbgrader", str(course),
-                         *[f"--student={s}" for s in nb_students]], environ=nb_env, kind="confined")
-    print(f"  make nbgrader-autograde ({len(nb_students)} students): {confined:.1f} s", flush=True)
-    nb_scores, stock_scores = nbgrader_scores(course, nb_students), nbgrader_scores(stock, nb_students)
+    nb_env = env(GRADING="1", MPLBACKEND="Agg", OMP_NUM_THREADS="1",
+                 JUPYTER_PATH=os.path.join(sys.prefix, "share", "jupyter"),
+                 PYTHONPATH=str(ROOT / "bench"))  # stock_cell, for the stock course's kernels
+    our_env = {k: v for k, v in env().items() if k != "PYTHONHASHSEED"}  # an instructor's shell, venv on PATH
+    nbg_run = measure(course, args.workdir, nb_students, nb_env, our_env)
+    stock, ours_nb = nbg_run["courses"]["stock"], nbg_run["courses"]["ours"]
+    nb_class, nb_times = nbg_run["stock"]["group"], nbg_run["stock"]["each"]
+    nb_scores, stock_scores = nbgrader_scores(ours_nb, nb_students), nbgrader_scores(stock, nb_students)
     log["load_end"] = load()
 
     floor = median(floor_import) + compute
@@ -392,8 +355,24 @@ def main(argv=None):
         f"{median([float(r['seconds']) for r in j1_rows]):.2f} | | |",
         f"| `grade-all --jobs {args.jobs}` (wall / N) | {per_jn:.2f} | "
         f"{per_j1 / per_jn:.2f} x faster than --jobs 1 | |",
-        f"| `make nbgrader-autograde` (confined: sandboxed grade + nbgrader, n={len(nb_students)}, wall / n) | "
-        f"{confined / len(nb_students):.2f} | | |",
+        f"| plain `nbgrader autograde` of our course, one call for the group (sandboxed grades, the service "
+        f"started by the call, n={len(nb_students)}, wall / n) | {nbg_run['ours']['group']:.2f} | "
+        f"{nbg_run['ours']['group'] / nbg_run['floor']['group']:.2f} x floor, "
+        f"{nbg_run['ours']['group'] / nb_class:.2f} x stock | <= floor: "
+        f"{_met(nbg_run['ours']['group'] <= nbg_run['floor']['group'])} |",
+        f"| plain `nbgrader autograde --student`, one call per student (service warm, n={len(nb_students)}) | "
+        f"{median(nbg_run['ours']['each']):.2f} | "
+        f"{median(nbg_run['ours']['each']) / median(nbg_run['floor']['each']):.2f} x floor, "
+        f"{median(nbg_run['ours']['each']) / median(nb_times):.2f} x stock | <= floor: "
+        f"{_met(median(nbg_run['ours']['each']) <= median(nbg_run['floor']['each']))} |",
+        f"| plain `nbgrader autograde --student`, one student, service cold (n=1) | {nbg_run['ours']['cold']:.2f} | "
+        f"{nbg_run['ours']['cold'] / median(nbg_run['floor']['each']):.2f} x floor, "
+        f"{nbg_run['ours']['cold'] / median(nb_times):.2f} x stock | <= floor: "
+        f"{_met(nbg_run['ours']['cold'] <= median(nbg_run['floor']['each']))} |",
+        f"| stock nbgrader's floor: the notebook alone in a python3 kernel, one call for the group "
+        f"(n={len(nb_students)}, wall / n) | {nbg_run['floor']['group']:.2f} | 1.00 | |",
+        f"| stock nbgrader's floor, one call per student (n={len(nb_students)}) | "
+        f"{median(nbg_run['floor']['each']):.2f} | 1.00 | |",
         f"| stock `nbgrader autograde`, one call for the group (python3 kernel, n={len(nb_students)}, wall / n) | "
         f"{nb_class:.2f} | {nb_class / per_j1:.1f} x `--jobs 1`, {nb_class / per_jn:.1f} x `--jobs {args.jobs}` | "
         f">= 25 x slower than `make grade-all` (--jobs {args.jobs}): {_met(nb_class >= 25 * per_jn)}; "
@@ -411,16 +390,19 @@ def main(argv=None):
         f"Scores: grade-all --jobs 1 gave {sum(float(r['total']) == full for r in j1_rows)} x {full:g} and "
         f"{sorted(float(r['total']) for r in j1_rows if r['student'] in broken)} for the broken ones; "
         f"--jobs {args.jobs} {'agrees' if same else 'DIFFERS'}; "
-        f"make nbgrader-autograde's gradebook totals {nb_scores} "
+        f"plain nbgrader autograde's gradebook totals {nb_scores} "
         f"({'same totals as ours' if agree else 'totals differ from ours'}); stock nbgrader's (all or nothing "
         f"per test cell) {stock_scores}.",
         f"CPU seconds (user + system, all processes; less sensitive to the load than wall time): "
         f"import torch {median(CPU['import']):.1f}, cold grade {median(CPU['cold']):.1f}, "
         f"grade-all --jobs 1 {CPU['j1'][0] / len(j1_rows):.1f} and --jobs {args.jobs} "
         f"{CPU[f'j{args.jobs}'][0] / len(jn_rows):.1f} per submission, nbgrader "
-        f"{CPU['nbgrader-class'][0] / len(nb_students):.1f} per submission in one call for the group "
-        f"({CPU['nbgrader-class'][0] / len(nb_students) / (CPU['j1'][0] / len(j1_rows)):.1f} x grade-all --jobs 1), "
-        f"{median(CPU['nbgrader']):.1f} per student called one by one.",
+        f"{nbg_run['stock']['cpu_group']:.1f} per submission in one call for the group "
+        f"({nbg_run['stock']['cpu_group'] / (CPU['j1'][0] / len(j1_rows)):.1f} x grade-all --jobs 1), "
+        f"{median(nbg_run['stock']['cpu_each']):.1f} per student called one by one; its floor "
+        f"{nbg_run['floor']['cpu_group']:.1f} and {median(nbg_run['floor']['cpu_each']):.1f}; plain nbgrader of our "
+        f"course {nbg_run['ours']['cpu_group']:.1f} and {median(nbg_run['ours']['cpu_each']):.1f} (nbgrader and the "
+        f"isolated kernel; the grading service is not the bench's child, its CPU is not counted).",
         "",
         f"Raw seconds: cold {[round(x, 2) for x in cold]}, import torch {[round(x, 2) for x in floor_import]}, "
         f"nbgrader {[round(x, 1) for x in nb_times]}, grade-all wall --jobs 1 {j1_wall:.1f}, "

@@ -7,12 +7,15 @@ check that the entry point itself loads nothing that would stop the template fro
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
-from autograder.assignment import ROOT
+from autograder.assignment import NAME, ROOT
 from autograder.engine import grader as grader_module, plugin, report as rep
 from autograder.engine.grade import GradeReport
 from autograder.engine.grader import Grader
@@ -119,13 +122,45 @@ def test_crosscheck_starts_the_template_before_it_reads_the_roster_or_the_gradeb
     assert EVENTS[:3] == ["template started", "roster read", "gradebook read"] and EVENTS[-1] == "template closed"
 
 
-def test_nbgrader_autograde_starts_the_template_before_it_reads_the_roster(fake, monkeypatch, tmp_path):
-    from autograder.flows.nbgrader import course
+def test_the_nbgrader_grading_service_starts_the_template_before_it_reads_a_request(fake, monkeypatch):
+    """The course's grading service (what `nbgrader autograde` asks for grades) forks its template before it
+    reads any request, submission or record; it grades what it is asked, and closes the template when it stops."""
+    import tempfile
+    import threading
 
-    (tmp_path / "nbgrader_config.py").write_text("")
-    monkeypatch.setattr(course, "students", lambda c: EVENTS.append("roster read") or [])
-    assert course.autograde_course(tmp_path, log=lambda line: None)["ids"] == []
-    assert EVENTS == ["template started", "roster read", "template closed"]
+    from autograder.flows.nbgrader import address, client, service
+
+    base = Path(tempfile.mkdtemp(prefix="w7", dir="/tmp"))  # short: a socket's path has at most 107 bytes
+    monkeypatch.setattr(address, "BASE", base)
+    read = service.read_message
+    monkeypatch.setattr(service, "read_message", lambda conn: EVENTS.append("request read") or read(conn))
+    course = base / "course"
+    notebook = course / "submitted" / "alice" / NAME / f"{NAME}.ipynb"
+    notebook.parent.mkdir(parents=True)
+    notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    serving = threading.Thread(target=service.main, args=([str(course), "--idle", "60"],))
+    serving.start()
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                sock = client._connect(address.socket_path(course))
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                assert time.monotonic() < deadline and serving.is_alive()
+                time.sleep(0.05)
+        with sock:
+            client.send_message(sock, {"op": "grade", "student": "alice", "feedback": "checks", "then": []})
+            reply = client.read_message(sock)
+        assert reply["ok"] and not reply["cached"], reply
+    finally:
+        with client._connect(address.socket_path(course)) as sock:
+            client.send_message(sock, {"op": "stop"})
+            client.read_message(sock)
+        serving.join(timeout=60)
+        shutil.rmtree(base, ignore_errors=True)
+    graded = f"graded {course / 'isolated' / 'alice' / 'submitted.ipynb'}"
+    assert EVENTS == ["template started", "request read", graded, "request read", "template closed"], EVENTS
 
 
 def test_the_entry_point_loads_nothing_that_stops_the_template_forking(tmp_path):

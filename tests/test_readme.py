@@ -55,6 +55,7 @@ from tests.points import total
 
 README = (ROOT / "README.md").read_text()
 GRADESCOPE_ROOT = "../gradescope-root"  # relative, as the README allows; outside the clone's tree
+INSTRUCTOR_COURSE = "../ml101"  # "a course of your own": outside the clone's tree
 # README placeholder -> what the test types, in this order; `[--option]` means the option is given.
 PLACEHOLDERS = [
     (r"path/to/notebook\.ipynb", "submissions/ada.ipynb"),
@@ -65,6 +66,8 @@ PLACEHOLDERS = [
     (r"\bROOT\b", GRADESCOPE_ROOT),
     (r"<part>", "masks"),
     (r"\bthat-folder/", "../regrade/"),  # the few students to regrade; outside the clone's tree
+    (r"~/courses/ml101", INSTRUCTOR_COURSE),
+    (r"--student alice", "--student ada"),
     (r"\[([^\]]*)\]", r"\1"),
 ]
 COMMAND_START = re.compile(r"(make( |$)|python3? -|\.venv/|\.\./\.\./\.venv/|cd |git |[A-Z_]+=\S)")
@@ -125,6 +128,7 @@ class Step:
     cwd: str = "."
     stdin: Optional[str] = None
     after: Optional[str] = None  # run right after this command, not at its own place in the README
+    venv: bool = False  # in the shell the README activated the venv in (`source .venv/bin/activate`)
 
 
 def run(check=None, **kw):
@@ -215,6 +219,32 @@ def nbgraded(clone, out):
     assert float(grades["ada"]["score"]) == total() and float(grades["bob"]["score"]) == 0
     assert (clone / COURSE_REL / "isolated/ada/record.json").is_file()
     assert list((clone / COURSE_REL / "feedback/ada").rglob("*.html"))
+
+
+def course_installed(clone, out):
+    course = clone / INSTRUCTOR_COURSE
+    assert "grade_in_sandbox(c)" in (course / "nbgrader_config.py").read_text()
+    assert (course / "gradebook.db").is_file() and course_notebook(course, "release").is_file()
+
+
+def submit_to_instructor_course(clone):
+    for student in ("ada", "bob"):
+        target = clone / course_notebook(INSTRUCTOR_COURSE, "submitted", student)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(clone / "submissions" / f"{student}.ipynb", target)
+
+
+def autograded_in_course(clone, out):
+    from autograder.flows.nbgrader.course import gradebook_points
+    course = clone / INSTRUCTOR_COURSE
+    book = gradebook_points(course, ["ada", "bob"], auto=True)
+    assert sum(s for s, _ in book["ada"].values()) == total() and sum(s for s, _ in book["bob"].values()) == 0
+    assert (course / "isolated/ada/record.json").is_file() and "(graded in the sandbox)" in out
+
+
+def in_course(check=None, **kw):
+    """A plain nbgrader command typed in the instructor's course, the venv activated."""
+    return run(check, cwd=INSTRUCTOR_COURSE, venv=True, **kw)
 
 
 def unzip_for_gradescope(clone):
@@ -319,6 +349,17 @@ PLAN = {
         "command, test_nbgrader_flow grades at every level", check=has("--feedback values")),
     "python -m autograder grade": prose("names the command in a sentence; typed in full (.venv/bin/python) above"),
     "make nbgrader-autograde": run(nbgraded, before=submit_to_course),
+    f".venv/bin/python -m autograder install-nbgrader {INSTRUCTOR_COURSE}": run(course_installed),
+    "source .venv/bin/activate": skip(
+        "activation lasts for one shell and each command runs in its own: the nbgrader lines below run with the "
+        "venv's bin first on PATH (their step's venv=True); checked: the script is there",
+        check=lambda clone, out: (clone / ".venv/bin/activate").is_file() or pytest.fail("no .venv/bin/activate")),
+    f"cd {INSTRUCTOR_COURSE}": skip("the nbgrader lines below run in the course folder (their step's cwd)"),
+    f"nbgrader autograde {NAME}": in_course(autograded_in_course, before=submit_to_instructor_course),
+    f"nbgrader autograde {NAME} --student ada --force": in_course(has("ada: 100 / 100 (current record)")),
+    f"nbgrader generate_feedback {NAME}": in_course(
+        lambda clone, out: list((clone / INSTRUCTOR_COURSE / "feedback/ada").rglob("*.html")) or pytest.fail("none")),
+    "nbgrader export": in_course(has("Exporting grades")),
     "make crosscheck": run(has("every gradebook agrees with the isolated grader")),
     "python -m autograder.flows.nbgrader": prose("names what `make nbgrader-autograde` runs (run above)"),
     "python -I": prose("how the kernel week7-isolated is started"),
@@ -416,6 +457,12 @@ def fresh_clone(target):
     return target
 
 
+def activated(env, clone):
+    """The environment after `source .venv/bin/activate` in the clone."""
+    venv = clone / ".venv"
+    return dict(env, VIRTUAL_ENV=str(venv), PATH=str(venv / "bin") + os.pathsep + env.get("PATH", ""))
+
+
 def shell(command, clone, step, env):
     return subprocess.run(["bash", "-c", command], cwd=clone / step.cwd, env=env, input=step.stdin or "",
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
@@ -441,7 +488,7 @@ def readme_run(tmp_path_factory, solution_notebook):
             if step.kind != "skip":
                 dry_run = step.kind == "dry"
                 form, expected = (f"make -n {typed[len('make '):]}", 0) if dry_run else (typed, step.returncode)
-                proc = shell(form, clone, step, env)
+                proc = shell(form, clone, step, activated(env, clone) if step.venv else env)
                 assert proc.returncode == expected, f"`{form}` exited {proc.returncode}, expected {expected}"
             if step.check:
                 step.check(clone, proc.stdout if proc else "")
@@ -455,6 +502,9 @@ def readme_run(tmp_path_factory, solution_notebook):
     outcome["git status"] = status.strip() and f"files the README's commands wrote that .gitignore misses:\n{status}"
     print("\n".join(f"{seconds:6.1f} s  {command}" for seconds, command in timings))
     yield outcome
+    from autograder.flows.nbgrader import client
+    for course in (clone / COURSE_REL, clone / INSTRUCTOR_COURSE):
+        client.stop(course)  # the courses' grading services, which would wait their idle time
     shutil.rmtree(base, ignore_errors=True)
 
 

@@ -53,14 +53,17 @@ def test_leak_check_catches_a_planted_hidden_test(course):
     assert any("BEGIN HIDDEN TESTS" in p for p in problems) and any("still holds test code" in p for p in problems)
 
 
-def test_release_refuses_drift(tmp_path):
-    """`make release` fails when the committed student notebook differs from what the sources generate."""
+def test_release_refuses_drift(tmp_path, capsys):
+    """`make release` fails when the committed student notebook differs from what the sources generate.
+    Its steps show on grade-all's progress bar, the failure said once the bar is done."""
     stale = tmp_path / f"{assignment.NAME}.ipynb"
     stale.write_text(STUDENT_NB.read_text().replace("Week 7", "Week 6", 1))
     assert release.main([], course=tmp_path / "course", student_nb=stale) == 1
     assert "Week 6" in stale.read_text(), "a failed check must not rewrite the notebook"
     assert release.main(["--update"], course=tmp_path / "course", student_nb=stale) == 0
     assert stale.read_text() == STUDENT_NB.read_text()
+    err = capsys.readouterr().err
+    assert "nbgrader generate_assignment]" in err and "| 4/4 [" in err and "RELEASE BLOCKED" in err, err[-2000:]
 
 
 def test_source_notebook_has_every_graded_function_once():

@@ -10,6 +10,7 @@ import copy
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -194,6 +195,7 @@ def written(klass, tmp_path_factory):
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "5 submissions, 4 read: Q1 3 answered, Q2 3 answered, Q3 3 answered" in run.stdout
+    assert re.search(r"written: 100%.*\| 5/5 \[", run.stderr), f"no progress over the students:\n{run.stderr[-2000:]}"
     return out
 
 

@@ -212,7 +212,7 @@ def grader_key(args):
 # ---- the run ---------------------------------------------------------------------------
 
 def run(args):
-    from tqdm import tqdm
+    from . import progress
 
     # How workers will be confined, said before anything is read or graded; where none can be built, nothing is.
     from ..sandbox.confinement import ConfinementUnavailable, probe
@@ -279,7 +279,7 @@ def run(args):
             "id": len(tasks), "path": str(sub.notebook), "students": []})
         task["students"].append(sub)
     started = time.monotonic()
-    bar = tqdm(total=len(subs), file=sys.stderr, unit="nb", desc="grading", dynamic_ncols=True)
+    bar = progress.bar(len(subs), "grading")
     bar.update(len(rows))
     problems = [s for s in subs if s.notebook is None]
     if problems:
@@ -305,10 +305,8 @@ def run(args):
                 rows[sub.student] = _write_result_or_error(sub, result, feedback, source, key, log)
                 _write_checks(sub, result, checks, log)
                 bar.update(1)
-            try:
-                bar.set_postfix_str(safe_line(f"last {task['students'][0].student}: {result.get('status')}")[:60])
-            except Exception:  # noqa: BLE001 - the progress bar is a nicety
-                pass
+            status = result.get("status") if isinstance(result, dict) else None
+            progress.now(bar, f"last {task['students'][0].student}: {status}")
 
         pool = Pool(max(1, min(args.jobs, len(work))), options)
         try:

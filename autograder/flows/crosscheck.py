@@ -1,12 +1,13 @@
 """`python -m autograder crosscheck COURSE_DIR`: regrade the recorded submissions, compare with gradebook.db.
 
-`make nbgrader-autograde` keeps, for each student, the exact bytes it graded and their
-sha256 in COURSE/isolated/<student>/ (see flows/nbgrader/record.py). This regrades those
-bytes with the isolated grader (one shared worker template, the course folder hidden from
-the worker) and compares every part with the gradebook. A mismatch is any of:
+`nbgrader autograde` (through the course's grading service) keeps, for each student, the
+exact bytes it graded and their sha256 in COURSE/isolated/<student>/ (see
+flows/nbgrader/record.py). This regrades those bytes with the isolated grader (one shared
+worker template, the course folder hidden from the worker) and compares every part with
+the gradebook. A mismatch is any of:
 
 * no record, a record whose copy no longer has its sha256, or a submission under
-  submitted/ that is no longer the recorded one (regrade with `make nbgrader-autograde`);
+  submitted/ that is no longer the recorded one (autograde again);
 * no gradebook entry, or an empty grade for a part (never read as 0);
 * a part whose gradebook points differ from the regrade (or from the record).
 

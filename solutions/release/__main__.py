@@ -30,12 +30,18 @@ def venv_env():
     return dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
 
 
-def build_course(course=COURSE):
-    """Write the course directory and run the real `nbgrader generate_assignment`; return the release."""
+def build_course(course=COURSE, own_config=True, step=lambda name: None):
+    """Write the course directory and run the real `nbgrader generate_assignment`; return the release.
+
+    ``own_config``: write this package's nbgrader_config.py (build/course); False for an instructor's
+    course, whose config install-nbgrader has completed. ``step(name)`` is called as each step starts."""
+    step("instructor notebook")
     points = part_points()
     source = course_notebook(course)
     write(build_source_notebook(points), source)
-    shutil.copy(Path(__file__).with_name("nbgrader_config.py"), course / "nbgrader_config.py")
+    if own_config:
+        shutil.copy(Path(__file__).with_name("nbgrader_config.py"), course / "nbgrader_config.py")
+    step("nbgrader generate_assignment")
     run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
                          cwd=course, capture_output=True, text=True, env=venv_env())
     if run.returncode != 0:
@@ -45,6 +51,32 @@ def build_course(course=COURSE):
     released = drop_instructor_note(nbformat.read(release_nb, as_version=4))
     write(released, release_nb)
     return points, released
+
+
+class Steps:
+    """The release's steps on grade-all's progress bar (autograder/flows/progress.py): done / total, the current one."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def __enter__(self):
+        from autograder.flows import progress
+
+        self.progress, self.bar, self.started = progress, progress.bar(len(self.names), "release", unit="step"), 0
+        return self
+
+    def __call__(self, name):
+        """``name`` starts: the one before it is done."""
+        if self.started:
+            self.bar.update(1)
+        self.started += 1
+        self.progress.now(self.bar, name)
+
+    def finish(self):
+        self.bar.update(self.bar.total - self.bar.n)
+
+    def __exit__(self, *exc_info):
+        self.bar.close()
 
 
 def _show(path):
@@ -62,21 +94,32 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
                         help="rewrite the committed generated files (student notebook, student-CI parts.json)")
     parser.add_argument("--source-only", action="store_true", help="only build the instructor notebook")
     args = parser.parse_args(argv)
-    try:
-        if args.source_only:
+    if args.source_only:
+        try:
             write(build_source_notebook(part_points()), SOURCE_NB)
-            print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
-            return 0
-        points, released = build_course(course)
-    except SourceMismatch as err:
-        print(f"RELEASE BLOCKED: {err}", file=sys.stderr)
+        except SourceMismatch as err:
+            print(f"RELEASE BLOCKED: {err}", file=sys.stderr)
+            return 1
+        print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
+        return 0
+    blocked = ""  # said once the progress bar is closed
+    with Steps(["instructor notebook", "nbgrader generate_assignment", "leak check", "generated files"]) as step:
+        try:
+            points, released = build_course(course, step=step)
+            step("leak check")
+            source = nbformat.read(course_notebook(course), as_version=4)
+            problems = find_leaks(released, source)
+            if problems:
+                blocked = "\n  ".join(["the student notebook would leak:", *problems])
+            else:
+                step("generated files")
+                generated = {student_nb: student_text(released), ci_parts: parts_text(points, source)}
+                step.finish()
+        except SourceMismatch as err:
+            blocked = str(err)
+    if blocked:
+        print(f"RELEASE BLOCKED: {blocked}", file=sys.stderr)
         return 1
-    source = nbformat.read(course_notebook(course), as_version=4)
-    problems = find_leaks(released, source)
-    if problems:
-        print("RELEASE BLOCKED: the student notebook would leak:", *problems, sep="\n  ", file=sys.stderr)
-        return 1
-    generated = {student_nb: student_text(released), ci_parts: parts_text(points, source)}
     stale = [path for path, text in generated.items() if (path.read_text() if path.exists() else None) != text]
     if stale and not args.update:
         print(f"RELEASE BLOCKED: {', '.join(str(_show(p)) for p in stale)} "

@@ -1,13 +1,23 @@
-"""The nbgrader flow, confined: the isolated grader decides, nbgrader keeps the books.
+"""This assignment in nbgrader: the plain nbgrader commands, its grades from the sandbox.
 
-    python -m autograder.flows.nbgrader COURSE_DIR [--feedback LEVEL]   (`make nbgrader-autograde`)
+    python -m autograder install-nbgrader COURSE      once per course (install.py)
+    nbgrader autograde week7_attention                 ... and every other nbgrader command, as usual
 
-  record.py         read each submission once, keep its bytes and the isolated grade (build/course/isolated/)
-  course.py         the flow: grade every submission in the sandbox, then the real `nbgrader autograde`,
-                    check the gradebook against the records, generate_feedback, export
-  kernel.py         the Jupyter kernel nbgrader runs (`week7-isolated`): it runs no code, it answers
-                    each test cell with the recorded part score and replays other cells' recorded output
-  preprocessors.py  what nbgrader_config.py names: metadata repair, the kernel guard, feedback clean-up
+  install.py        the one install step: two lines in the course's nbgrader_config.py, the kernel
+                    spec, the assignment in source/ and the gradebook (generate_assignment)
+  config.py         those lines' function: this package's preprocessors in nbgrader's lists, and the
+                    settings c.SandboxGrading.* (feedback level, the service's idle time)
+  preprocessors.py  per assignment (others are untouched): metadata repair, SandboxGrade (the grading
+                    service grades the submitted bytes), the isolated kernel, model answers for graders
+  feedback.py       generate_feedback: no hidden tests, part titles, wrapping
+  service.py        the course's grading service: a warm Grader behind a private Unix socket (address.py)
+  client.py         how nbgrader's process reaches it (and starts it)
+  record.py         a submission's bytes and its sandboxed grade, kept in COURSE/isolated/<student>/
+  kernel.py         the Jupyter kernel nbgrader runs for this notebook (`week7-isolated`): it runs no
+                    code, it answers each test cell with the recorded part score (kernelspec.py)
+  course.py         `make nbgrader-autograde`: nbgrader autograde with a progress bar, the gradebook
+                    checked against the records, generate_feedback, export (a convenience)
+  hand.py           hand scores of the written answers into the gradebook
 
 This module stays light (no nbgrader, no torch): the kernel imports it.
 """

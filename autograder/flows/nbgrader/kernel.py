@@ -1,7 +1,8 @@
-"""The Jupyter kernel `nbgrader autograde` runs here (kernel spec `week7-isolated`): it runs no code.
+"""The Jupyter kernel nbgrader runs for this assignment (kernel spec `week7-isolated`): it runs no code.
 
-Every submission was already graded in the sandbox (course.py) and its result kept in
-COURSE/isolated/<student>/record.json. nbgrader starts this kernel in
+By the time nbgrader sends it the first cell, the course's grading service has graded the
+submission in the sandbox (preprocessors.SandboxGrade asked, IsolatedExecute waited) and kept
+the result in COURSE/isolated/<student>/record.json. nbgrader starts this kernel in
 COURSE/autograded/<student>/<assignment>/, which names the student. For each cell
 nbgrader sends:
 
@@ -12,19 +13,25 @@ nbgrader sends:
 * any other cell: the stdout and error that cell produced in the sandbox, matched by
   its source text in notebook order (a cell that did not run there shows nothing).
 
-Anything amiss (no record, a record of someone else, an unexpected folder) is an error
-in every test cell: 0 points, and the flow reports the student. Imports neither torch nor
-nbgrader; started with `python -I` so nothing in the student's folder can be imported.
+Anything amiss (no record, a record of other bytes than the submitted file, an unexpected
+folder) is an error in every test cell: 0 points, and the formgrader and `make
+nbgrader-autograde` show it. That is also what a course whose nbgrader_config.py lost the
+line config.py asks for gets: its gradebook still runs this notebook in this kernel
+(preprocessors.IsolatedKernelspec), and no code of the student runs anywhere. Imports
+neither torch nor nbgrader; started with `python -I` so nothing in the student's folder
+can be imported.
 
     python -I -m autograder.flows.nbgrader.kernel -f CONNECTION_FILE
 """
+import logging
 import sys
 from pathlib import Path
 
 from ipykernel.kernelbase import Kernel
 
 from . import ASSIGNMENT, hooked_part
-from .record import load_record
+from .kernelspec import DISPLAY_NAME
+from .record import Unreadable, load_record, read_submission, sha256
 
 
 def locate(cwd):
@@ -35,6 +42,14 @@ def locate(cwd):
     return cwd.parent.parent.parent, cwd.parent.name
 
 
+def submitted_digest(course, student):
+    """sha256 of the submitted notebook as it is now (None when it cannot be read: its record says why)."""
+    try:
+        return sha256(read_submission(course, student))
+    except Unreadable:
+        return None
+
+
 class IsolatedKernel(Kernel):
     implementation = "week7-isolated"
     implementation_version = "1"
@@ -42,16 +57,24 @@ class IsolatedKernel(Kernel):
     language_version = "3"
     language_info = {"name": "python", "mimetype": "text/x-python", "file_extension": ".py",
                      "codemirror_mode": {"name": "ipython", "version": 3}, "pygments_lexer": "ipython3"}
-    banner = "week7 isolated grades (runs no code)"
+    banner = DISPLAY_NAME
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.problem, self.record, self.cursor = "", None, 0
+        self.problem, self.record, self.cursor, self.loaded, self.student = "", None, 0, False, None
+
+    def _load(self):
+        """The record, read at the first cell: nbgrader starts this kernel while the grade is still being made."""
+        self.loaded = True
         try:
             course, self.student = locate(Path.cwd())
             self.record = load_record(course, self.student)
             if self.record is None:
-                self.problem = f"no isolated grade recorded for student {self.student!r}"
+                self.problem = (f"no sandboxed grade of {self.student!r}: the course's nbgrader_config.py must "
+                                f"load this assignment's grading (python -m autograder install-nbgrader COURSE)")
+            elif self.record.get("sha256") != submitted_digest(course, self.student):
+                self.problem = (f"the sandboxed grade of {self.student!r} is not of the submitted notebook "
+                                "(changed since it was graded): autograde again")
         except (LookupError, OSError) as err:
             self.problem = str(err)
 
@@ -69,6 +92,8 @@ class IsolatedKernel(Kernel):
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
 
     async def do_execute(self, code, silent, store_history=True, user_expressions=None, allow_stdin=False):
+        if not self.loaded:
+            self._load()
         part = hooked_part(code)
         if part is not None:
             return self._test_cell(part)
@@ -104,6 +129,26 @@ class IsolatedKernel(Kernel):
                 return self._ok()
         return self._ok()  # not run in the sandbox (or changed since): nothing to show
 
+    async def shutdown_request(self, stream, ident, parent):
+        self.shutting_down = True
+        return await super().shutdown_request(stream, ident, parent)
+
+    def _publish_status(self, status, channel, parent=None):
+        """No status once shutdown was asked for: ipykernel publishes "idle" after its shutdown reply, racing its
+        own IOPub thread's exit (an uncaught ZMQError in nbgrader's output, now and then); nobody reads it."""
+        if not getattr(self, "shutting_down", False):
+            super()._publish_status(status, channel, parent)
+
+    @property
+    def kernel_info(self):
+        """ipykernel's reply without the debugger probe: importing debugpy to find out costs a start-up
+        its time and prints a warning per student into nbgrader's output; this kernel has nothing to debug."""
+        from ipykernel.kernelbase import kernel_protocol_version
+
+        return {"protocol_version": kernel_protocol_version, "implementation": self.implementation,
+                "implementation_version": self.implementation_version, "language_info": self.language_info,
+                "banner": self.banner, "help_links": self.help_links, "supported_features": []}
+
     async def do_complete(self, code, cursor_pos):
         return {"status": "ok", "matches": [], "cursor_start": cursor_pos, "cursor_end": cursor_pos, "metadata": {}}
 
@@ -117,8 +162,10 @@ class IsolatedKernel(Kernel):
 def main():
     from ipykernel.kernelapp import IPKernelApp
     # No redirection of this process's own stdout/stderr into cells: only what do_execute sends.
+    # Warnings of the app (plain TCP on localhost, which is how nbclient connects) would print once per
+    # student into nbgrader's output; this kernel's messages carry nothing but recorded grades.
     IPKernelApp.launch_instance(kernel_class=IsolatedKernel, outstream_class=None,
-                                capture_fd_output=False)
+                                capture_fd_output=False, log_level=logging.ERROR)
 
 
 if __name__ == "__main__":

@@ -1,29 +1,80 @@
-"""The nbgrader preprocessors that solutions/release/nbgrader_config.py names.
+"""The nbgrader preprocessors config.py puts in a course: each acts on this assignment's notebooks only.
 
-  RestoreCellMetadata  (sanitize, first) every cell's nbgrader metadata from the instructor notebook
-  MatchesRecord        (sanitize) the file nbgrader read is the one the isolated grader graded
-  RestoreDeletedCells  (sanitize) a deleted test cell comes back (nbgrader 0.9.6's own crashes here);
-                       an untouched test cell is restored without a "checksum has changed" warning
-  IsolatedExecute      (autograde) nbgrader's Execute, always with kernel `week7-isolated`
-  ModelAnswers         (autograde, last) graders see the model answer under each written answer
-  HideHiddenTests      (generate_feedback) no hidden-test line, no internal traceback, no model answer
-  FeedbackTitles       (generate_feedback) part names and points for the feedback's table of contents
-  FeedbackStyle        (generate_feedback) long output lines wrap
-  FeedbackExporter     generate_feedback's HTML exporter: nbgrader's feedback template, our table of contents
+Every class here is a no-op, or exactly the nbgrader class it extends, for any other
+assignment of the course (``ours(resources)`` is false), so the course's other weeks are
+autograded as nbgrader alone would.
+
+  generate_assignment
+    IsolatedKernelspec   (before SaveCells) the gradebook records kernel `week7-isolated` for this notebook
+    StudentKernelspec    (after SaveCells) ... while the released copy keeps the student's `python3`
+  autograde, sanitize
+    RestoreCellMetadata  (first) every cell's nbgrader metadata from the instructor notebook
+    SandboxGrade         asks the course's grading service to grade the submitted bytes (or find a
+                         current record of them)
+    RestoreDeletedCells  OverwriteCells: a deleted test cell comes back (nbgrader 0.9.6's own crashes
+                         here); an untouched test cell is restored without a "checksum has changed" warning
+  autograde
+    IsolatedExecute      nbgrader's Execute; this notebook only ever in kernel `week7-isolated`, which
+                         starts while the service grades; the grade is waited for before the first
+                         cell (the file must still be what was graded), and the progress logged
+    IsolatedIgnorePattern  IgnorePattern, on for this notebook (any stderr would zero a test cell)
+    ModelAnswers         (last) graders see the model answer under each written answer
 """
 import os
+import time
+import weakref
 
 import nbformat
-from nbconvert.exporters import HTMLExporter
 from nbformat import v4
 from nbgrader.api import Gradebook
-from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor, OverwriteCells
-from traitlets import List
+from nbgrader.preprocessors import ClearHiddenTests, Execute, IgnorePattern, NbGraderPreprocessor, OverwriteCells
 
-from . import ASSIGNMENT, BEGIN, END, KERNEL_NAME
-from .record import load_record, read_submission, sha256
+from . import ASSIGNMENT, KERNEL_NAME
+from .kernelspec import DISPLAY_NAME
+
+STUDENT_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+# What the kernel spec `week7-isolated` calls itself (kernelspec.py installs it).
+ISOLATED_KERNELSPEC = {"display_name": DISPLAY_NAME, "language": "python",
+                       "name": KERNEL_NAME}
 
 
+def ours(resources):
+    """True for a notebook of this assignment (nbgrader names the assignment by its folder, never the student)."""
+    return isinstance(resources, dict) and resources.get("nbgrader", {}).get("assignment") == ASSIGNMENT
+
+
+def course_of(resources):
+    """The course folder: where nbgrader's gradebook is (sqlite:///COURSE/gradebook.db)."""
+    return os.path.dirname(resources["nbgrader"]["db_url"].removeprefix("sqlite:///"))
+
+
+# ---- generate_assignment -------------------------------------------------------------------------
+class IsolatedKernelspec(NbGraderPreprocessor):
+    """Before SaveCells: the gradebook keeps `week7-isolated` as this notebook's kernel.
+
+    nbgrader's OverwriteKernelspec gives every submission the gradebook's kernelspec at
+    autograde time, and plain nbgrader runs a notebook in its kernelspec's kernel. So even
+    a course whose nbgrader_config.py lost the line config.py asks for runs no submission
+    of this assignment in `python3`: it runs in the isolated kernel, which executes nothing.
+    """
+
+    def preprocess(self, nb, resources):
+        if ours(resources):
+            resources.setdefault("week7", {})["kernelspec"] = nb.metadata.get("kernelspec")
+            nb.metadata["kernelspec"] = dict(ISOLATED_KERNELSPEC)
+        return nb, resources
+
+
+class StudentKernelspec(NbGraderPreprocessor):
+    """After SaveCells: the released notebook opens in the student's own `python3`."""
+
+    def preprocess(self, nb, resources):
+        if ours(resources):
+            nb.metadata["kernelspec"] = resources.get("week7", {}).get("kernelspec") or dict(STUDENT_KERNELSPEC)
+        return nb, resources
+
+
+# ---- autograde: sanitize -----------------------------------------------------------------------------
 class RestoreCellMetadata(NbGraderPreprocessor):
     """Make each cell's nbgrader metadata the instructor's, whatever the student did to it.
 
@@ -37,6 +88,8 @@ class RestoreCellMetadata(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb, resources):
+        if not ours(resources):
+            return nb, resources
         info = resources["nbgrader"]
         with Gradebook(info["db_url"]) as gb:
             source = gb.find_notebook(info["notebook"], info["assignment"])
@@ -83,32 +136,73 @@ def _set_type(cell, cell_type):
         cell["id"] = cell_id
 
 
-class MatchesRecord(NbGraderPreprocessor):
-    """Refuse to autograde a notebook whose bytes are not the ones the isolated grader recorded.
+class SandboxGrade(NbGraderPreprocessor):
+    """Ask for the sandboxed grade of the file nbgrader is autograding, before anything else happens to it.
 
     Runs in the sanitize step, when nbgrader has just read submitted/<student>/...: the
-    file is read again (same rules as the record: no symlinks, regular file) and hashed.
-    A student with no record, or whose file changed since it was graded, fails loudly.
+    course's grading service (client.py) reads those bytes itself and grades them in the
+    sandbox, or answers at once with the current record of them (same bytes, grader and
+    feedback level). The answer is read by IsolatedExecute once the kernel is up (both run
+    side by side). The request also names the students nbgrader will autograde next in this
+    run (the service grades them while nbgrader works on this one).
     """
 
     def preprocess(self, nb, resources):
-        info = resources["nbgrader"]
-        folder = os.path.abspath(resources.get("metadata", {}).get("path") or ".")  # submitted/<student>/<assignment>
-        student = info["student"]
-        if os.path.basename(os.path.dirname(os.path.dirname(folder))) != "submitted":
-            raise RuntimeError(f"{folder} is not submitted/{student}/{ASSIGNMENT}/ of a course")
-        course = os.path.dirname(os.path.dirname(os.path.dirname(folder)))
-        record = load_record(course, student)
-        if record is None:
-            raise RuntimeError(f"no isolated grade recorded for {student}: run the flow, not bare `nbgrader autograde`")
-        digest = sha256(read_submission(course, student))
-        if digest != record.get("sha256"):
-            raise RuntimeError(f"{student}'s submission changed since the isolated grader graded it")
+        if not ours(resources):
+            return nb, resources
+        from . import client
+        from .config import SandboxGrading
+
+        settings = SandboxGrading(parent=self)
+        course, student = course_of(resources), resources["nbgrader"]["student"]
+        queue, force = self._run()
+        then = [s for s in queue[queue.index(student) + 1:]
+                if force or not os.path.exists(os.path.join(course, "autograded", s, ASSIGNMENT))] \
+            if student in queue else []
+        old = ASKED.pop((course, student), None)
+        if old is not None:
+            old[0].close()
+        asked = client.Asked(course, client.grade_request(student, settings.feedback, then), settings.service_idle)
+        ASKED[(course, student)] = (asked, queue, time.monotonic(), self.parent)
         return nb, resources
+
+    def _run(self):
+        """(students nbgrader autogrades in this run, in its order; whether it was --force), from the converter."""
+        converter = getattr(self.parent, "parent", None)
+        found = getattr(converter, "assignments", None) or {}
+        queue = [os.path.basename(os.path.dirname(os.path.normpath(path))) for path in sorted(found)
+                 if os.path.basename(os.path.normpath(path)) == ASSIGNMENT]
+        return queue, bool(getattr(converter, "force", False))
+
+
+# (course, student) -> (the request SandboxGrade sent, the run's students, when, the run's exporter)
+ASKED = {}
+# The run's exporter -> when its first submission started (one run's elapsed time, for the progress line).
+_STARTED: "weakref.WeakKeyDictionary[object, float]" = weakref.WeakKeyDictionary()
+
+
+def sandboxed_grade(resources, log):
+    """Wait for the grade SandboxGrade asked for; check that the submitted file is still what was graded; log
+    the run's progress. Raises (this student's autograde fails) when the grade cannot be had."""
+    from . import client
+    from .. import progress
+    from .record import read_submission, sha256
+
+    course, student = course_of(resources), resources["nbgrader"]["student"]
+    asked, queue, clock, exporter = ASKED.pop((course, student))
+    reply = client.checked(asked.reply())
+    if sha256(read_submission(course, student)) != reply["sha256"]:
+        raise RuntimeError(f"{student}'s submission changed while it was graded in the sandbox: autograde again")
+    done = queue.index(student) + 1 if student in queue else 1
+    started = _STARTED.setdefault(exporter, clock) if exporter is not None else clock
+    log.info("%s", progress.line(done, max(len(queue), done), time.monotonic() - started, ASSIGNMENT,
+                                 f"{student}: {reply['score']:g} / {reply['max_score']:g} "
+                                 f"({'current record' if reply.get('cached') else 'graded in the sandbox'})"))
+    return reply
 
 
 class RestoreDeletedCells(OverwriteCells):
-    """OverwriteCells whose `add_missing_cells` works for this notebook.
+    """OverwriteCells whose `add_missing_cells` works for this notebook (other notebooks: OverwriteCells).
 
     nbgrader 0.9.6 puts a missing test cell after the cell that precedes it in the source,
     but only indexes the submission's grade and solution cells: when that cell is a
@@ -117,6 +211,12 @@ class RestoreDeletedCells(OverwriteCells):
     test cell goes right after the nearest preceding source cell still in the submission.
     """
 
+    def preprocess(self, nb, resources):
+        self.week7 = ours(resources)
+        if self.week7:
+            self.add_missing_cells = True  # for this assignment only; the course's setting stays for the others
+        return super().preprocess(nb, resources)
+
     def preprocess_cell(self, cell, resources, index):
         """An untouched locked cell holds the *released* source (hidden tests cleared), while the
         gradebook keeps the instructor's (hidden tests included) and its checksum: nbgrader then
@@ -124,7 +224,7 @@ class RestoreDeletedCells(OverwriteCells):
         cell that is exactly its released version gets the instructor's source first, silently;
         a cell the student really changed is still reported and restored by nbgrader."""
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id is not None:
+        if grade_id is not None and getattr(self, "week7", True):
             try:
                 source = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
             except Exception:  # noqa: BLE001 - MissingEntry (or any gradebook trouble): nbgrader's own handling below
@@ -135,6 +235,8 @@ class RestoreDeletedCells(OverwriteCells):
         return super().preprocess_cell(cell, resources, index)
 
     def add_missing_grade_cells(self, nb, resources):
+        if not getattr(self, "week7", True):
+            return super().add_missing_grade_cells(nb, resources)
         source = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
         cells = {c.name: c for c in source.source_cells}
         order = [c.name for c in source.source_cells]
@@ -158,61 +260,49 @@ def released_source(source, cell_type="code"):
     return cell.source
 
 
+# ---- autograde -------------------------------------------------------------------------------------
 class IsolatedExecute(Execute):
-    """nbgrader's Execute, always in kernel `week7-isolated` (which runs no code), never in another.
+    """nbgrader's Execute; this assignment's notebooks run only in kernel `week7-isolated` (it runs no code).
 
-    nbclient takes the kernel from the notebook's kernelspec unless `kernel_name` is set;
-    `c.Execute.kernel_name` sets it, and this refuses to start any other kernel even if a
-    configuration drops that line.
+    Other notebooks run as nbgrader runs them (their kernelspec, the course's settings).
+    For this one the kernel is forced whatever the notebook or a configuration says, and a
+    kernel manager for any other kernel is refused.
     """
 
+    def preprocess(self, nb, resources=None, km=None):
+        self.week7, self.waiting = ours(resources), ours(resources) and (
+            course_of(resources), resources["nbgrader"]["student"]) in ASKED
+        return super().preprocess(nb, resources, km)
+
+    def preprocess_cell(self, cell, resources, index):
+        if getattr(self, "waiting", False):  # the kernel is up: now the grade it replays must be there
+            self.waiting = False
+            sandboxed_grade(resources, self.log)
+        return super().preprocess_cell(cell, resources, index)
+
     def create_kernel_manager(self):
-        if self.kernel_name != KERNEL_NAME:
-            self.log.warning("Execute.kernel_name is %r; using %r", self.kernel_name, KERNEL_NAME)
+        # Here, not in preprocess: nbclient re-initialises its settings when preprocess starts.
+        if getattr(self, "week7", False):
             self.kernel_name = KERNEL_NAME
+            self.timeout = 60  # the kernel answers from the record at once; silence is a fault (the cell scores 0)
+            self.interrupt_on_timeout = True
         km = super().create_kernel_manager()
-        if km.kernel_name != KERNEL_NAME:
-            raise RuntimeError(f"refusing to run a submission in kernel {km.kernel_name!r}")
+        if getattr(self, "week7", False) and km.kernel_name != KERNEL_NAME:
+            raise RuntimeError(f"refusing to run a {ASSIGNMENT} submission in kernel {km.kernel_name!r}")
         return km
 
 
-class FeedbackPreprocessor(NbGraderPreprocessor):
-    """Base of the generate_feedback preprocessors: the HTML exporter hands every preprocessor its
-    `display_data_priority` setting, which nbgrader's base class does not declare configurable (a
-    "Config option not recognized" warning per preprocessor in every feedback log)."""
-
-    display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
+# Any stderr output zeroes a nbgrader test cell; the isolated kernel writes none. Kept as a guard.
+IGNORED_STDERR = r"(?mi)\b\w*warning\b|^\[W[\d ]"
 
 
-class HideHiddenTests(FeedbackPreprocessor):
-    """Feedback only: drop hidden-test regions and internal tracebacks from autograder test cells.
+class IsolatedIgnorePattern(IgnorePattern):
+    """IgnorePattern, on with IGNORED_STDERR for this notebook; the course's own settings for the others."""
 
-    nbgrader's feedback is the autograded notebook as HTML, and at autograde time the
-    test cells were restored from the instructor notebook (hidden tests included). The
-    student keeps the cell's printed result; a cell that raised keeps only `Name: message`.
-    """
-
-    def preprocess(self, nb, resources):
-        nb.cells = [c for c in nb.cells if c.get("metadata", {}).get("week7", {}).get("kind") != MODEL_ANSWER]
-        return super().preprocess(nb, resources)
-
-    def preprocess_cell(self, cell, resources, index):
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
-            return cell, resources
-        kept, hiding = [], False
-        for line in cell.source.splitlines():
-            if BEGIN in line:
-                hiding = True
-            elif END in line:
-                hiding = False
-            elif not hiding:
-                kept.append(line)
-        cell.source = "\n".join(kept).rstrip()
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
-        return cell, resources
+    def __call__(self, nb, resources):
+        if ours(resources):
+            self.enabled, self.pattern = True, IGNORED_STDERR
+        return super().__call__(nb, resources)
 
 
 MODEL_ANSWER = "model_answer"  # metadata week7.kind of the graders-only cells ModelAnswers adds
@@ -229,9 +319,10 @@ class ModelAnswers(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb, resources):
+        if not ours(resources):
+            return nb, resources
         info = resources["nbgrader"]
-        course = os.path.dirname(info["db_url"].removeprefix("sqlite:///"))
-        path = os.path.join(course, "source", info["assignment"], f"{info['notebook']}.ipynb")
+        path = os.path.join(course_of(resources), "source", info["assignment"], f"{info['notebook']}.ipynb")
         try:
             source = nbformat.read(path, as_version=4)
         except (OSError, ValueError) as err:
@@ -257,73 +348,5 @@ class ModelAnswers(NbGraderPreprocessor):
         return nb, resources
 
 
-class FeedbackTitles(FeedbackPreprocessor):
-    """Feedback: each graded cell's title in the table of contents, e.g. "masks (18 points)"
-    or "Q1 q1_positions (written, 5 points)", read by the FeedbackExporter's template."""
-
-    def preprocess(self, nb, resources):
-        written = 0
-        for cell in nb.cells:
-            meta = cell.get("metadata", {}).get("nbgrader", {})
-            if not meta.get("grade"):
-                continue
-            points = meta.get("points")
-            worth = f"{float(points):g} points" if points is not None else "ungraded"
-            grade_id = meta.get("grade_id", "")
-            if cell.get("cell_type") == "markdown":
-                written += 1
-                title = f"Q{written} {grade_id} (written, {worth})"
-            else:
-                part = grade_id.removesuffix("_tests")
-                title = f"{part} ({worth})"
-            cell.metadata.setdefault("week7", {})["title"] = title
-        return nb, resources
-
-
-FEEDBACK_CSS = """
-/* week7: long lines wrap instead of running off the page */
-div.output_area pre, div.output_text pre, div.output_subarea pre, div.input_area pre, .highlight pre {
-  white-space: pre-wrap;
-  word-wrap: break-word;
-  overflow-wrap: anywhere;
-}
-div.output_subarea { max-width: 100%; overflow-x: auto; }
-"""
-
-
-class FeedbackStyle(FeedbackPreprocessor):
-    """Feedback: CSS inlined into the page's <head> (nbgrader's template renders resources.inlining.css)."""
-
-    def preprocess(self, nb, resources):
-        inlining = resources.setdefault("inlining", {})
-        inlining["css"] = list(inlining.get("css", [])) + [FEEDBACK_CSS]
-        return nb, resources
-
-
-TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
-
-
-class FeedbackExporter(HTMLExporter):
-    """generate_feedback's exporter: template `week7_feedback` (nbgrader's feedback template with
-    the part names in its table of contents). Its own class, so the formgrader's HTMLExporter
-    settings are untouched."""
-
-    def __init__(self, config=None, **kwargs):
-        import nbgrader
-        from traitlets.config import Config
-
-        nbgrader_templates = os.path.join(os.path.dirname(os.path.abspath(nbgrader.__file__)),
-                                          "server_extensions", "formgrader", "templates")
-        config = Config(config) if config is not None else Config()
-        # Set before the exporter resolves its template paths; this class's section beats HTMLExporter's.
-        config.FeedbackExporter.template_name = "week7_feedback"
-        config.FeedbackExporter.extra_template_basedirs = [TEMPLATES, nbgrader_templates]
-        # ... and nbgrader's template root on the loader's path, so ours can extend 'feedback/index.html.j2'
-        # (the CSS folder GenerateFeedback sets for HTMLExporter is kept: the page includes bootstrap from it).
-        given = list(config.HTMLExporter.get("extra_template_paths", []))
-        config.FeedbackExporter.extra_template_paths = given + [nbgrader_templates]
-        super().__init__(config=config, **kwargs)
-
-
-__all__ = ["FeedbackExporter", "FeedbackStyle", "FeedbackTitles", "HideHiddenTests", "IsolatedExecute",
-           "MatchesRecord", "ModelAnswers", "RestoreCellMetadata", "RestoreDeletedCells"]
+__all__ = ["IsolatedExecute", "IsolatedIgnorePattern", "IsolatedKernelspec", "ModelAnswers", "RestoreCellMetadata",
+           "RestoreDeletedCells", "SandboxGrade", "StudentKernelspec"]

@@ -4,10 +4,13 @@
     record.json       their sha256, per-part scores and the test cells' text, every check,
                       every executed cell's output and error, when and how long
 
-Written by the flow before `nbgrader autograde` runs; read by the kernel nbgrader starts
-(kernel.py) and by crosscheck. No student code ever runs outside the sandbox, and the
-sandbox hides the whole course folder, so nothing a submission does can reach this folder.
-This module imports neither torch nor nbgrader (the kernel imports it).
+Written by the course's grading service (service.py) when nbgrader autogrades a
+submission that has no current record; read by the kernel nbgrader starts (kernel.py) and
+by crosscheck. A record is current while the submission's bytes, the grader's code and
+the feedback level are those it was made with (``key``). No student code ever runs
+outside the sandbox, and the sandbox hides the whole course folder, so nothing a
+submission does can reach this folder. This module imports neither torch nor nbgrader
+(the kernel imports it).
 """
 import hashlib
 import json
@@ -19,7 +22,7 @@ from pathlib import Path
 from . import ASSIGNMENT, RECORDS
 
 MAX_BYTES = 64 << 20  # a notebook above this is not read (the worker's file limit is the same)
-VERSION = 1
+VERSION = 2  # 2: records carry the grader key they were made with
 
 
 class Unreadable(Exception):
@@ -113,6 +116,12 @@ def load_record(course, student):
     return record
 
 
+def is_current(record, digest, key):
+    """True when ``record`` is the grade of the bytes hashed ``digest`` by the grader (and level) of ``key``."""
+    return (record is not None and digest is not None and record.get("sha256") == digest
+            and record.get("key") == key)
+
+
 def part_text(part, score, top, results, level, problem=""):
     """What a test cell shows: the part's points, then each check as feedback ``level`` allows."""
     lines = [f"Part {part}: {score:g} / {top:g}"]
@@ -126,15 +135,16 @@ def part_text(part, score, top, results, level, problem=""):
     return "\n".join(lines) + "\n"
 
 
-def build_record(student, digest, report, cells, level, started):
-    """The record.json dict of one graded submission (``report``: the engine's GradeReport)."""
+def build_record(student, digest, report, cells, level, started, key):
+    """The record.json dict of one graded submission (``report``: the engine's GradeReport; ``key``: the
+    grader's code and options it was graded with)."""
     parts = report.by_part()
     by_part = {}
     for r in report.results:
         by_part.setdefault(r.part, []).append(r)
     executed = {c.index: c for c in report.executed}
     return {
-        "version": VERSION, "student": student, "assignment": ASSIGNMENT, "sha256": digest,
+        "version": VERSION, "student": student, "assignment": ASSIGNMENT, "sha256": digest, "key": key,
         "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
         "seconds": round(time.time() - started, 3), "feedback": level, "problem": report.problem,
         "score": report.score, "max_score": report.max_score,

@@ -67,6 +67,7 @@ def run(args):
     from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
+    from .. import progress
     from ..batch_summary import write_atomic
     from . import render
     from .hand import template
@@ -97,16 +98,21 @@ def run(args):
         write_atomic(html, pages.student(w))
         jobs.append((w, html, students_dir / f"{stem}.pdf"))
     failed = {}
-    if browser:
+    if browser:  # the long part (a Chromium per PDF): grade-all's progress bar, students done / total
+        bar = progress.bar(len(jobs), "written")
+
         def one(job):
             w, html, pdf = job
             try:
                 render.print_pdf(html, pdf, browser)
             except render.PdfError as err:
                 failed[w.student] = str(err)
+            bar.update(1)
+            progress.now(bar, w.student)
 
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
             list(pool.map(one, jobs))
+        bar.close()
     link = {w.student: f"students/{stems[w.student]}.{'pdf' if browser and w.student not in failed else 'html'}"
             for w in written}
     entries = [(w, link[w.student]) for w in written]

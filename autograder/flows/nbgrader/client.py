@@ -1,0 +1,178 @@
+"""How nbgrader's process asks the course's grading service (service.py) for a sandboxed grade.
+
+The first request of a course starts the service (a fresh interpreter, detached: it outlives
+one `nbgrader autograde`, so the next one, or the next click in the formgrader, finds it
+warm); every later one, from any process of the user, connects to it. Its output goes to
+COURSE/logs/grading-service.log. A grade is asked for as soon as nbgrader has read the
+submission and its answer is read only when nbgrader's kernel is up (``Asked``): the two
+run side by side.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .address import ServiceError, private_dir, socket_path
+from .service import lock_path, peer_uid, read_message, send_message
+
+MODULE = "autograder.flows.nbgrader.service"
+START_SECONDS = 180.0  # a cold service (torch, the worker template, the suites) on a busy machine
+GRADE_SECONDS = 600.0  # one submission's budget (300 s) with room to spare: a silent service is a fault
+ATTEMPTS = 3  # a service that retires (new code) is replaced by a new one
+
+
+def log_path(course: str | os.PathLike) -> Path:
+    return Path(course).resolve() / "logs" / "grading-service.log"
+
+
+def service_env() -> dict[str, str]:
+    """The service's whole environment: nothing of the caller's (a Jupyter server's tokens stay there)."""
+    env = {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.defpath, "HOME": os.environ.get("HOME", "/"),
+           "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    if os.environ.get("AUTOGRADER_SECRET_FILE"):  # a course whose secret lives elsewhere (engine/secret.py)
+        env["AUTOGRADER_SECRET_FILE"] = os.environ["AUTOGRADER_SECRET_FILE"]
+    return env
+
+
+def start(course: Path, idle: float) -> subprocess.Popen:
+    log = log_path(course)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:
+        # -P: nothing of the working directory is importable; cwd is the user's private folder anyway.
+        return subprocess.Popen([sys.executable, "-P", "-m", MODULE, str(course), "--idle", f"{idle:g}"],
+                                cwd=private_dir(), env=service_env(), stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+
+
+def starting(course: Path) -> bool:
+    """True while some process holds the course's service lock (a service starting or serving)."""
+    try:
+        with open(lock_path(course), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
+def _connect(path: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+        if peer_uid(sock) != os.getuid():
+            raise ServiceError(f"{path} is served by another user")
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def connect(course: Path, idle: float) -> socket.socket:
+    """A connection to the course's service, started if none is serving or starting."""
+    path = socket_path(course)
+    process, deadline = None, time.monotonic() + START_SECONDS
+    while True:
+        try:
+            return _connect(path)
+        except (FileNotFoundError, ConnectionRefusedError):
+            pass
+        if process is not None and process.poll() not in (None, 0):
+            raise ServiceError(f"the grading service did not start (exit {process.returncode}); "
+                               f"see {log_path(course)}:\n{tail(log_path(course))}")
+        if (process is None or process.poll() == 0) and not starting(course):  # 0: another one held the lock
+            process = start(course, idle)
+        if time.monotonic() > deadline:
+            raise ServiceError(f"the grading service did not answer within {START_SECONDS:g} s; "
+                               f"see {log_path(course)}")
+        time.sleep(0.05)
+
+
+def start_early(course: str | os.PathLike, idle: float) -> None:
+    """Start the course's service now if none is serving or starting; never waits for it."""
+    course = Path(course).resolve()
+    try:
+        _connect(socket_path(course)).close()
+    except (FileNotFoundError, ConnectionRefusedError):
+        if not starting(course):
+            start(course, idle)
+
+
+def tail(path: Path, size: int = 3000) -> str:
+    try:
+        return path.read_bytes()[-size:].decode(errors="replace")
+    except OSError:
+        return ""
+
+
+class Asked:
+    """A request sent to the course's service; ``reply()`` reads its answer (sent again if the service retired)."""
+
+    def __init__(self, course: str | os.PathLike, request: dict, idle: float, seconds: float = GRADE_SECONDS):
+        self.course, self.request, self.idle, self.seconds = Path(course).resolve(), request, idle, seconds
+        self.sock = self._send()
+
+    def _send(self) -> socket.socket:
+        sock = connect(self.course, self.idle)
+        try:
+            sock.settimeout(self.seconds)
+            send_message(sock, self.request)
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+
+    def reply(self) -> dict:
+        for attempt in range(ATTEMPTS):
+            try:
+                with self.sock:
+                    answer = read_message(self.sock)
+            except (ConnectionError, ValueError, OSError) as err:
+                raise ServiceError(f"the grading service stopped answering ({err}); see {log_path(self.course)}:"
+                                   f"\n{tail(log_path(self.course))}") from err
+            if not answer.get("restart"):
+                return answer
+            time.sleep(0.2 * (attempt + 1))  # the retiring service releases the socket and its lock
+            self.sock = self._send()
+        raise ServiceError(f"the grading service kept retiring; see {log_path(self.course)}")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def ask(course: str | os.PathLike, request: dict, idle: float) -> dict:
+    """The service's reply to ``request``; ServiceError when it cannot be had."""
+    return Asked(course, request, idle).reply()
+
+
+def grade_request(student: str, level: str, then: list[str]) -> dict:
+    return {"op": "grade", "student": student, "feedback": level, "then": list(then)}
+
+
+def checked(reply: dict) -> dict:
+    """{"sha256", "score", "max_score", "cached"} of a grade reply; ServiceError when the service refused."""
+    if not reply.get("ok"):
+        raise ServiceError(reply.get("error") or "the grading service refused")
+    return reply
+
+
+def grade(course: str | os.PathLike, student: str, level: str, then: list[str], idle: float) -> dict:
+    """The student's sandboxed grade, waited for (record.json is written)."""
+    return checked(ask(course, grade_request(student, level, then), idle))
+
+
+def stop(course: str | os.PathLike) -> bool:
+    """Ask the course's service to exit; False when none was running."""
+    try:
+        with _connect(socket_path(course)) as sock:
+            sock.settimeout(120)
+            send_message(sock, {"op": "stop"})
+            read_message(sock)
+        return True
+    except (FileNotFoundError, ConnectionError, OSError, ValueError):
+        return False

@@ -1,0 +1,107 @@
+"""The line a course's nbgrader_config.py holds for this assignment (`python -m autograder install-nbgrader` writes it):
+
+    from autograder.flows.nbgrader.config import grade_in_sandbox; grade_in_sandbox(c)
+
+It adds this package's preprocessors (preprocessors.py, feedback.py) to nbgrader's own lists,
+whatever the course set before the line. Each acts on this assignment's notebooks only, so
+every other assignment of the course is generated, autograded and given feedback exactly
+as nbgrader alone would. For this assignment, plain nbgrader commands then grade in the
+sandbox: `nbgrader autograde`, `--student`, `--force`, the formgrader's Autograde button.
+
+Settings, in nbgrader_config.py before the line (or on nbgrader's command line, --SandboxGrading.feedback=values):
+"""
+import os
+import sys
+
+from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
+from nbgrader.preprocessors import Execute, GetGrades, IgnorePattern, OverwriteCells, SaveCells
+from traitlets import Enum, Float
+from traitlets.config import Configurable
+from traitlets.utils.importstring import import_item
+
+from ...settings import DEFAULT_FEEDBACK, FEEDBACK_HELP, FEEDBACK_LEVELS
+from . import ASSIGNMENT
+from . import feedback as fb
+from . import preprocessors as pp
+
+
+class SandboxGrading(Configurable):
+    """c.SandboxGrading.*: how this assignment is graded in the sandbox (the rest of the course is nbgrader's)."""
+
+    feedback = Enum(FEEDBACK_LEVELS, default_value=DEFAULT_FEEDBACK,
+                    help="What each test cell shows students: " + "; ".join(
+                        f"{k}: {v}" for k, v in FEEDBACK_HELP.items())).tag(config=True)
+    service_idle = Float(600.0, help="Seconds the course's warm grading service waits for the next submission "
+                                     "before it exits (the next autograde then starts it again, ~3 s)").tag(config=True)
+
+
+__doc__ += "".join(f"\n    c.SandboxGrading.{name}: {trait.help}"
+                   for name, trait in SandboxGrading.class_traits(config=True).items())
+
+
+def _cls(item):
+    return import_item(item) if isinstance(item, str) else item
+
+
+def _current(config, section, name):
+    """The list the course set before our line, else nbgrader's default."""
+    cls = {"Autograde": Autograde, "GenerateAssignment": GenerateAssignment, "GenerateFeedback": GenerateFeedback}
+    given = config[section][name] if name in config[section] else cls[section].class_traits()[name].default()
+    return [_cls(item) for item in given]
+
+
+def _replace(items, old, new):
+    return [new if item is old else item for item in items]
+
+
+def _insert(items, index, new):
+    return items if new in items else items[:index] + [new] + items[index:]
+
+
+def grade_in_sandbox(c):
+    """Configure the course ``c`` (nbgrader_config.py's config) for this assignment; idempotent."""
+    sanitize = _replace(_current(c, "Autograde", "sanitize_preprocessors"), OverwriteCells, pp.RestoreDeletedCells)
+    sanitize = _insert(_insert(sanitize, 0, pp.RestoreCellMetadata), 1, pp.SandboxGrade)
+    c.Autograde.sanitize_preprocessors = sanitize
+
+    autograde = _current(c, "Autograde", "autograde_preprocessors")
+    autograde = _replace(_replace(autograde, Execute, pp.IsolatedExecute), IgnorePattern, pp.IsolatedIgnorePattern)
+    if pp.IsolatedExecute not in autograde:  # a notebook nbgrader does not execute scores full marks: never that
+        autograde = [pp.IsolatedExecute, *autograde]
+    c.Autograde.autograde_preprocessors = _insert(autograde, len(autograde), pp.ModelAnswers)
+
+    generate = _current(c, "GenerateAssignment", "preprocessors")
+    if pp.IsolatedKernelspec not in generate and SaveCells in generate:
+        at = generate.index(SaveCells)
+        generate = generate[:at] + [pp.IsolatedKernelspec, SaveCells, pp.StudentKernelspec] + generate[at + 1:]
+    c.GenerateAssignment.preprocessors = generate
+
+    feedback = _current(c, "GenerateFeedback", "preprocessors")
+    after = feedback.index(GetGrades) + 1 if GetGrades in feedback else 0
+    feedback = _insert(_insert(feedback, after, fb.HideHiddenTests), after + 1, fb.FeedbackTitles)
+    c.GenerateFeedback.preprocessors = _insert(feedback, len(feedback), fb.FeedbackStyle)
+    if "exporter_class" not in c.GenerateFeedback:  # a course's own exporter stays (it gets our preprocessors)
+        c.GenerateFeedback.exporter_class = fb.FeedbackExporter
+    warm_up(c)
+
+
+def warm_up(c, argv=None):
+    """`nbgrader autograde week7_attention ...`: start the course's grading service now, so that its warm-up
+    (PyTorch, the worker template) overlaps nbgrader's own start-up; any other command starts nothing (the
+    first grade request would start it all the same)."""
+    global _WARMED
+    argv = sys.argv[1:] if argv is None else argv
+    if _WARMED or argv[:1] != ["autograde"] or not any(ASSIGNMENT in (a, a.partition("=")[2]) for a in argv[1:]):
+        return
+    _WARMED = True
+    from . import client
+    root = c.CourseDirectory.root if "root" in c.CourseDirectory else os.getcwd()
+    idle = c.SandboxGrading.service_idle if "service_idle" in c.SandboxGrading else \
+        SandboxGrading.class_traits()["service_idle"].default()
+    try:
+        client.start_early(root, idle)
+    except Exception:  # noqa: BLE001 - a head start only: the first grade request starts it (and says why not)
+        pass
+
+
+_WARMED = False  # nbgrader reads its config more than once; one head start is enough

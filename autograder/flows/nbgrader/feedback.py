@@ -1,0 +1,144 @@
+"""What `nbgrader generate_feedback` does with this assignment's notebooks (config.py puts it in a course).
+
+  HideHiddenTests    no hidden-test line, no internal traceback, no model answer
+  FeedbackTitles     part names and points for the feedback's table of contents
+  FeedbackStyle      long output lines wrap
+  FeedbackExporter   nbgrader's feedback template with our table of contents; for any other
+                     assignment, exactly the exporter nbgrader would use
+
+Like preprocessors.py, each of them leaves other assignments' notebooks as nbgrader would.
+"""
+import os
+
+from nbconvert.exporters import HTMLExporter
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import List
+
+from . import BEGIN, END
+from .preprocessors import MODEL_ANSWER, ours
+
+
+class FeedbackPreprocessor(NbGraderPreprocessor):
+    """Base of the generate_feedback preprocessors: the HTML exporter hands every preprocessor its
+    `display_data_priority` setting, which nbgrader's base class does not declare configurable (a
+    "Config option not recognized" warning per preprocessor in every feedback log)."""
+
+    display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
+
+    def __call__(self, nb, resources):
+        return super().__call__(nb, resources) if ours(resources) else (nb, resources)
+
+
+class HideHiddenTests(FeedbackPreprocessor):
+    """Feedback only: drop hidden-test regions and internal tracebacks from autograder test cells.
+
+    nbgrader's feedback is the autograded notebook as HTML, and at autograde time the
+    test cells were restored from the instructor notebook (hidden tests included). The
+    student keeps the cell's printed result; a cell that raised keeps only `Name: message`.
+    """
+
+    def preprocess(self, nb, resources):
+        nb.cells = [c for c in nb.cells if c.get("metadata", {}).get("week7", {}).get("kind") != MODEL_ANSWER]
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell, resources, index):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+            return cell, resources
+        kept, hiding = [], False
+        for line in cell.source.splitlines():
+            if BEGIN in line:
+                hiding = True
+            elif END in line:
+                hiding = False
+            elif not hiding:
+                kept.append(line)
+        cell.source = "\n".join(kept).rstrip()
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+        return cell, resources
+
+
+class FeedbackTitles(FeedbackPreprocessor):
+    """Feedback: each graded cell's title in the table of contents, e.g. "masks (18 points)"
+    or "Q1 q1_positions (written, 5 points)", read by the FeedbackExporter's template."""
+
+    def preprocess(self, nb, resources):
+        written = 0
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if not meta.get("grade"):
+                continue
+            points = meta.get("points")
+            worth = f"{float(points):g} points" if points is not None else "ungraded"
+            grade_id = meta.get("grade_id", "")
+            if cell.get("cell_type") == "markdown":
+                written += 1
+                title = f"Q{written} {grade_id} (written, {worth})"
+            else:
+                part = grade_id.removesuffix("_tests")
+                title = f"{part} ({worth})"
+            cell.metadata.setdefault("week7", {})["title"] = title
+        return nb, resources
+
+
+FEEDBACK_CSS = """
+/* week7: long lines wrap instead of running off the page */
+div.output_area pre, div.output_text pre, div.output_subarea pre, div.input_area pre, .highlight pre {
+  white-space: pre-wrap;
+  word-wrap: break-word;
+  overflow-wrap: anywhere;
+}
+div.output_subarea { max-width: 100%; overflow-x: auto; }
+"""
+
+
+class FeedbackStyle(FeedbackPreprocessor):
+    """Feedback: CSS inlined into the page's <head> (nbgrader's template renders resources.inlining.css)."""
+
+    def preprocess(self, nb, resources):
+        inlining = resources.setdefault("inlining", {})
+        inlining["css"] = list(inlining.get("css", [])) + [FEEDBACK_CSS]
+        return nb, resources
+
+
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+
+
+class FeedbackExporter(HTMLExporter):
+    """generate_feedback's exporter: template `week7_feedback` (nbgrader's feedback template with
+    the part names in its table of contents) for this assignment; for any other, the HTMLExporter
+    nbgrader would have made, with the same preprocessors. Its own class, so the formgrader's
+    HTMLExporter settings are untouched."""
+
+    def __init__(self, config=None, **kwargs):
+        import nbgrader
+        from traitlets.config import Config
+
+        self._stock_args = (config, dict(kwargs))  # what nbgrader gave: the other assignments' exporter
+        self._stock = None
+        nbgrader_templates = os.path.join(os.path.dirname(os.path.abspath(nbgrader.__file__)),
+                                          "server_extensions", "formgrader", "templates")
+        config = Config(config) if config is not None else Config()
+        # Set before the exporter resolves its template paths; this class's section beats HTMLExporter's.
+        config.FeedbackExporter.template_name = "week7_feedback"
+        config.FeedbackExporter.extra_template_basedirs = [TEMPLATES, nbgrader_templates]
+        # ... and nbgrader's template root on the loader's path, so ours can extend 'feedback/index.html.j2'
+        # (the CSS folder GenerateFeedback sets for HTMLExporter is kept: the page includes bootstrap from it).
+        given = list(config.HTMLExporter.get("extra_template_paths", []))
+        config.FeedbackExporter.extra_template_paths = given + [nbgrader_templates]
+        super().__init__(config=config, **kwargs)
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        if ours(resources):
+            return super().from_notebook_node(nb, resources, **kw)
+        if self._stock is None:
+            config, kwargs = self._stock_args
+            self._stock = HTMLExporter(config=config, **kwargs)
+            for preprocessor in self._preprocessors:  # ours leave this notebook alone
+                self._stock.register_preprocessor(preprocessor)
+        return self._stock.from_notebook_node(nb, resources, **kw)
+
+
+__all__ = ["FeedbackExporter", "FeedbackStyle", "FeedbackTitles", "HideHiddenTests"]

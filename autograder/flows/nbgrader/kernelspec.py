@@ -1,0 +1,66 @@
+"""The Jupyter kernel spec `week7-isolated` (kernel.py): what it runs, where it is installed, whether it is ours.
+
+Installed into the venv (`--sys-prefix`, next to its `python3`) by `make install` and by
+`python -m autograder install-nbgrader`; started by nbgrader for this assignment's notebooks.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from . import KERNEL_NAME
+
+MODULE = "autograder.flows.nbgrader.kernel"
+DISPLAY_NAME = "week7 isolated grades (runs no code)"
+
+
+def kernel_spec(python=None):
+    """kernel.json of `week7-isolated`: this interpreter, isolated mode (-I: the working directory,
+    which holds the student's files, is not importable; PYTHON* variables are ignored)."""
+    return {"argv": [python or sys.executable, "-I", "-m", MODULE, "-f", "{connection_file}"],
+            "display_name": DISPLAY_NAME, "language": "python", "metadata": {"debugger": False}}
+
+
+def kernel_spec_path(prefix=None):
+    return Path(prefix or sys.prefix) / "share" / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json"
+
+
+def install_kernel(prefix=None):
+    """Install the kernel spec into the venv (`--sys-prefix`, next to its `python3` kernel)."""
+    path = kernel_spec_path(prefix)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(kernel_spec(), indent=1) + "\n")
+    return path
+
+
+def jupyter_env(base=None):
+    """Environment for nbgrader: this interpreter's bin first on PATH (nbgrader runs `alembic`),
+    its Jupyter data first (so kernel `week7-isolated` is this venv's)."""
+    env = dict(base if base is not None else os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    jupyter = os.path.join(sys.prefix, "share", "jupyter")
+    env["JUPYTER_PATH"] = jupyter + (os.pathsep + env["JUPYTER_PATH"] if env.get("JUPYTER_PATH") else "")
+    return env
+
+
+def check_kernel(env=None):
+    """The spec Jupyter resolves for `week7-isolated` must be ours, in this venv; installed if missing."""
+    code = ("import json, jupyter_client.kernelspec as k; s = k.KernelSpecManager().get_kernel_spec("
+            f"{KERNEL_NAME!r}); print(json.dumps([s.argv, s.resource_dir]))")
+
+    def resolve():
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env or jupyter_env())
+
+    run = resolve()
+    if run.returncode != 0:
+        print(f"installing Jupyter kernel {KERNEL_NAME!r} into {sys.prefix}", file=sys.stderr)
+        install_kernel()
+        run = resolve()
+    if run.returncode != 0:
+        raise SystemExit(f"Jupyter kernel {KERNEL_NAME!r} not found; run `make install`.\n{run.stderr[-2000:]}")
+    argv, _ = json.loads(run.stdout)
+    if argv != kernel_spec()["argv"]:
+        raise SystemExit(f"Jupyter kernel {KERNEL_NAME!r} runs {argv}, not this package's isolated kernel; "
+                         "run `make install`")
+    return argv

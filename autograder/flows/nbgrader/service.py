@@ -1,0 +1,267 @@
+"""A course's grading service: one warm Grader that nbgrader asks for sandboxed grades.
+
+    python -P -m autograder.flows.nbgrader.service COURSE --idle SECONDS   (client.py starts it)
+
+nbgrader runs each submission in a fresh kernel, and the formgrader's Autograde button
+runs autograde inside the Jupyter server: neither may run student code or hold the
+hidden suites. Both ask this process, over a Unix socket only their user can reach
+(address.py), for the sandboxed grade of one student's submission:
+
+1. It starts the worker template (engine/grader.py) before it reads any request; the
+   first grade collects the hidden suites (once): every later grade is a warm one.
+2. For each request it reads COURSE/submitted/<student>/<assignment>/<assignment>.ipynb
+   once (record.py: no links, a regular file). A current record of those bytes (same
+   grader code, same feedback level) is the answer; otherwise the bytes are kept in
+   COURSE/isolated/<student>/, graded in a fresh sandboxed worker that cannot see the
+   course folder, and record.json is written.
+3. A request may name the students nbgrader will autograde next: they are graded while
+   nbgrader works on the current one (its kernel and our grades run side by side).
+4. It exits after --idle seconds without a request, when asked, or when the grader's code
+   changed under it (the client then starts one with the new code).
+
+One service per course (a lock in COURSE/isolated/); requests are served one at a time.
+"""
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+import time
+import traceback
+from collections import deque
+from pathlib import Path
+
+from ...settings import DEFAULT_VISIBILITY, FEEDBACK_LEVELS
+from . import RECORDS
+from .address import socket_path
+
+REQUEST_BYTES = 1 << 16  # a request is a student's name and the names of those after it
+SOCKET_SECONDS = 10.0  # a client that neither asks nor listens for this long is dropped
+LOCK_SECONDS = 15.0  # a service that retires (new code) releases the lock within this
+
+
+def lock_path(course: Path) -> Path:
+    """The lock the course's one service holds: in the course itself, so every process of the course agrees."""
+    return course / RECORDS / ".grading-service.lock"
+
+
+def valid_student(name: object) -> bool:
+    """A student id that names one folder under submitted/ (never a path)."""
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name \
+        and len(name) <= 255
+
+
+def grader_key(level: str) -> str:
+    """What a record depends on besides the notebook: grade-all's resume key (the grader's code and options)."""
+    from ...engine.supervisor import Limits
+    from ..batch import grader_key as key
+
+    return key(argparse.Namespace(part=None, budget=Limits().submission_seconds, visibility=DEFAULT_VISIBILITY,
+                                  feedback=level))
+
+
+def log(message: str) -> None:
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{os.getpid()}] {message}", file=sys.stderr, flush=True)
+
+
+class Service:
+    def __init__(self, course: Path, grader) -> None:
+        self.course, self.grader = course, grader
+        self.code = grader_key(FEEDBACK_LEVELS[0])  # compared before each request: new code, new service
+        self.queue: deque[tuple[str, str]] = deque()  # (student, level) nbgrader autogrades next
+
+    def stale(self) -> bool:
+        return grader_key(FEEDBACK_LEVELS[0]) != self.code
+
+    def grade(self, student: str, level: str) -> dict:
+        """The record of the student's current submission: reused when current, else graded now."""
+        from ...engine.grade import NotebookError, failed_everywhere, read_code_cells
+        from .record import Unreadable, build_record, is_current, keep_copy, load_record, read_submission, sha256, \
+            write_record
+
+        key, started, clock = grader_key(level), time.time(), time.monotonic()
+        try:
+            data = read_submission(self.course, student)
+        except Unreadable as err:
+            report, digest, cells = failed_everywhere(f"submitted/{student}", str(err)), None, []
+            keep_copy(self.course, student, b"")
+        else:
+            digest = sha256(data)
+            record = load_record(self.course, student)
+            if is_current(record, digest, key):
+                return {"ok": True, "sha256": digest, "score": record["score"], "max_score": record["max_score"],
+                        "cached": True}
+            copy = keep_copy(self.course, student, data)
+            report = self.grader.grade(copy, hide=[str(self.course)])
+            if report.sha256 and report.sha256 != digest:
+                raise RuntimeError(f"the kept copy of {student}'s submission changed while it was graded")
+            try:
+                cells = read_code_cells(copy)
+            except (NotebookError, OSError):
+                cells = []
+        record = build_record(student, digest, report, cells, level, started, key)
+        write_record(self.course, student, record)
+        seconds = time.monotonic() - clock
+        log(f"graded {student}: {report.score:g} / {report.max_score:g} in {seconds:.2f} s")
+        return {"ok": True, "sha256": digest, "score": report.score, "max_score": report.max_score, "cached": False,
+                "seconds": round(seconds, 3)}
+
+
+# ---- the socket ---------------------------------------------------------------------------------
+def peer_uid(conn: socket.socket) -> int:
+    _, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    return uid
+
+
+def read_message(conn: socket.socket) -> dict:
+    """One JSON line (client and service speak alike)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(4096)
+        if not chunk:
+            raise ConnectionError("the other end closed the connection")
+        data += chunk
+        if len(data) > REQUEST_BYTES:
+            raise ValueError("message too long")
+    message = json.loads(data)
+    if not isinstance(message, dict):
+        raise ValueError("not a JSON object")
+    return message
+
+
+def send_message(conn: socket.socket, message: dict) -> None:
+    conn.sendall(json.dumps(message).encode() + b"\n")
+
+
+def handle(conn: socket.socket, service: Service) -> bool:
+    """Serve one connection; True when the service must stop."""
+    conn.settimeout(SOCKET_SECONDS)
+    if peer_uid(conn) != os.getuid():  # the folder is private already; a second lock on the door
+        return False
+    try:
+        request = read_message(conn)
+    except (OSError, ValueError) as err:
+        log(f"dropped a request: {err}")
+        return False
+    op = request.get("op")
+    if op == "stop":
+        send_message(conn, {"ok": True})
+        return True
+    if op == "ping":
+        send_message(conn, {"ok": True, "pid": os.getpid()})
+        return False
+    if op != "grade":
+        send_message(conn, {"ok": False, "error": f"unknown request {op!r}"})
+        return False
+    if service.stale():
+        log("the grader's code changed: retiring (the next request starts a service with the new code)")
+        send_message(conn, {"ok": False, "restart": True, "error": "the grader's code changed"})
+        return True
+    student, level = request.get("student"), request.get("feedback")
+    if not valid_student(student) or level not in FEEDBACK_LEVELS:
+        send_message(conn, {"ok": False, "error": f"bad request: student {student!r}, feedback {level!r}"})
+        return False
+    service.queue = deque((s, level) for s in request.get("then") or () if valid_student(s) and s != student)
+    try:
+        reply = service.grade(student, level)
+    except Exception as err:  # noqa: BLE001 - one submission's grader fault is that student's autograde error
+        log(f"grader fault on {student}:\n{traceback.format_exc()}")
+        reply = {"ok": False, "error": f"the grading service failed on {student}: {type(err).__name__}: {err}"}
+    try:
+        send_message(conn, reply)
+    except OSError:
+        pass  # the client gave up; the record is written all the same
+    return False
+
+
+def serve(listener: socket.socket, service: Service, idle: float) -> None:
+    """Requests first; between them, the students named as next; exit once idle."""
+    last = time.monotonic()
+    while True:
+        wait = 0.0 if service.queue else max(0.0, idle - (time.monotonic() - last))
+        ready, _, _ = select.select([listener], [], [], wait)
+        if ready:
+            conn, _ = listener.accept()
+            with conn:
+                if handle(conn, service):
+                    return
+        elif service.queue:
+            student, level = service.queue.popleft()
+            try:
+                service.grade(student, level)
+            except Exception:  # noqa: BLE001 - graded again when nbgrader asks; the request then reports it
+                log(f"grader fault on {student} (ahead of its request):\n{traceback.format_exc()}")
+        else:
+            log(f"idle for {idle:g} s: exiting")
+            return
+        last = time.monotonic()
+
+
+def take_lock(course: Path):
+    """The course's lock, or None when another service holds it (it serves; this one is not needed)."""
+    path = lock_path(course)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    handle = open(path, "a")  # noqa: SIM115 - held open for the service's whole life
+    deadline = time.monotonic() + LOCK_SECONDS
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                handle.close()
+                return None
+            time.sleep(0.1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.flows.nbgrader.service", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("course", help="the nbgrader course folder")
+    parser.add_argument("--idle", type=float, required=True, help="seconds without a request before exiting")
+    args = parser.parse_args(argv)
+    course = Path(args.course).resolve()
+    lock = take_lock(course)
+    if lock is None:
+        log(f"another grading service serves {course}")
+        return 0
+    path = socket_path(course)
+    path.unlink(missing_ok=True)  # a service that died left it; we hold the lock, so no live one uses it
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    umask = os.umask(0o177)
+    try:
+        listener.bind(str(path))
+    finally:
+        os.umask(umask)
+    listener.listen(64)  # clients wait in the backlog while the grader warms up
+    inode = os.stat(path).st_ino
+    from ...engine.grader import Grader
+    try:
+        # First: the template inherits no request, no record, no roster. The hidden suites are collected by
+        # the first grade, while its worker runs the notebook (collecting them here first would not overlap).
+        with Grader() as grader:
+            log(f"serving {course} on {path}")
+            serve(listener, Service(course, grader), args.idle)
+    finally:
+        listener.close()
+        try:
+            if os.stat(path).st_ino == inode:
+                path.unlink()
+        except FileNotFoundError:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    if os.environ.get("PYTHONHASHSEED") != "0":  # workers inherit our string-hash seed (autograder/__main__.py)
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+    os.environ["OMP_NUM_THREADS"] = "1"  # before torch loads: one compute thread, as grade-all's processes
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # leave through the with-block: workers are closed
+    sys.exit(main())
