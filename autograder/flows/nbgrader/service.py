@@ -99,6 +99,10 @@ class Service:
                         "cached": True}
             copy = keep_copy(self.course, student, data)
             report = self.grader.grade(copy, hide=[str(self.course)])
+            faults = report.grader_faults()
+            if faults:  # never a student's grade: no record, and nbgrader's autograde of this student fails
+                raise RuntimeError(f"the grader failed on {len(faults)} check(s) (first: {faults[0].nodeid}); "
+                                   "no grade was recorded: fix the cause (see this log) and autograde again")
             if report.sha256 and report.sha256 != digest:
                 raise RuntimeError(f"the kept copy of {student}'s submission changed while it was graded")
             try:
@@ -111,6 +115,20 @@ class Service:
         log(f"graded {student}: {report.score:g} / {report.max_score:g} in {seconds:.2f} s")
         return {"ok": True, "sha256": digest, "score": report.score, "max_score": report.max_score, "cached": False,
                 "seconds": round(seconds, 3)}
+
+
+class Refusing:
+    """The service where no worker can be confined: each grade request fails with the reason, so nbgrader's
+    autograde of that student fails too (never a 0 in the gradebook)."""
+
+    def __init__(self, why: str) -> None:
+        self.why, self.queue = why, deque()
+
+    def stale(self) -> bool:
+        return False
+
+    def grade(self, student: str, level: str) -> dict:
+        raise RuntimeError(f"no sandbox can be built on this machine, so nothing is graded: {self.why}")
 
 
 # ---- the socket ---------------------------------------------------------------------------------
@@ -242,12 +260,16 @@ def main(argv: list[str] | None = None) -> int:
     listener.listen(64)  # clients wait in the backlog while the grader warms up
     inode = os.stat(path).st_ino
     from ...engine.grader import Grader
+    from ...sandbox.confinement import ConfinementUnavailable
     try:
         # First: the template inherits no request, no record, no roster. The hidden suites are collected by
         # the first grade, while its worker runs the notebook (collecting them here first would not overlap).
         with Grader() as grader:
-            log(f"serving {course} on {path}")
+            log(f"serving {course} on {path}; {grader.confinement.line()}")
             serve(listener, Service(course, grader), args.idle)
+    except ConfinementUnavailable as why:  # nothing can be graded here: every request is told why, none is scored
+        log(f"no sandbox on this machine: {why}")
+        serve(listener, Refusing(str(why)), args.idle)
     finally:
         listener.close()
         try:
