@@ -214,11 +214,28 @@ def load():
     return " / ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def grade_all(course, jobs, out_dir):
-    out = out_dir / f"grades-j{jobs}.csv"
+def grade_all(course, jobs, out_dir, confinement="auto"):
+    out = out_dir / f"grades-j{jobs}-{confinement}.csv"
     seconds, _ = timed([sys.executable, "-m", "autograder", "grade-all", str(course), "--out", str(out),
-                        "--jobs", str(jobs), "--regrade"], kind=f"j{jobs}")
+                        "--jobs", str(jobs), "--regrade", "--confinement", confinement],
+                       kind=f"j{jobs}" if confinement == "auto" else f"j{jobs}-{confinement}")
     return seconds, list(csv.DictReader(out.open()))
+
+
+# Each confinement this machine can build, forced (sandbox/confinement.py): what a grade costs in each mode.
+MODES = ("namespaces", "user-namespace", "landlock")
+
+
+def modes_here():
+    """{mode: its one line} for every mode this process can build (root builds all three)."""
+    from autograder.sandbox.confinement import ConfinementUnavailable, probe
+    found = {}
+    for mode in MODES:
+        try:
+            found[mode] = probe(mode).line()
+        except ConfinementUnavailable:
+            pass
+    return found
 
 
 def nbgrader_scores(course, students):
@@ -264,6 +281,16 @@ def main(argv=None):
             seconds, _ = timed(cmd, kind=kind)
             (cold if kind == "cold" else floor_import).append(seconds)
             print(f"  {kind:<7}{seconds:7.2f} s  {nb.parent.parent.name}", flush=True)
+
+    # each confinement mode, forced: cold grades and a --jobs batch
+    modes = modes_here()
+    by_mode = {}
+    for mode in modes:
+        runs = [timed([sys.executable, "-m", "autograder", "grade", str(notebooks[(i * 5) % len(notebooks)]), "--out",
+                       os.devnull, "--confinement", mode], kind=f"cold-{mode}")[0] for i in range(args.cold)]
+        by_mode[mode] = {"cold": runs, "batch": grade_all(course, args.jobs, args.workdir, mode)}
+        print(f"  {mode}: cold {[round(x, 2) for x in runs]}, grade-all --jobs {args.jobs} "
+              f"{by_mode[mode]['batch'][0]:.1f} s", flush=True)
 
     # the seed's own smoke run, beside the cold grades
     seed_cmd, seed_what = seed_smoke_command(args.workdir)
@@ -407,6 +434,15 @@ def main(argv=None):
         f"Raw seconds: cold {[round(x, 2) for x in cold]}, import torch {[round(x, 2) for x in floor_import]}, "
         f"nbgrader {[round(x, 1) for x in nb_times]}, grade-all wall --jobs 1 {j1_wall:.1f}, "
         f"--jobs {args.jobs} {jn_wall:.1f}.",
+        "",
+        "Each confinement this machine can build, forced with `--confinement` (the rows above use the strongest, "
+        "taken by default); the same notebooks, medians:",
+        "",
+        f"| confinement | cold single grade | ratio to the default's | `grade-all --jobs {args.jobs}` (wall / N) | ratio |",
+        "|---|---:|---:|---:|---:|",
+        *[f"| {line.removeprefix('confinement: ')} | {median(by_mode[m]['cold']):.2f} | "
+          f"{median(by_mode[m]['cold']) / median(cold):.2f} | {by_mode[m]['batch'][0] / len(by_mode[m]['batch'][1]):.2f} | "
+          f"{(by_mode[m]['batch'][0] / len(by_mode[m]['batch'][1])) / per_jn:.2f} |" for m, line in modes.items()],
     ]
     text = "\n".join(lines + diagnosis_lines) + "\n"
     print("\n" + text)
