@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..sandbox import confine, protocol, wire
-from ..assignment import ROOT
+from ..assignment import private
 from .lab_models import ServedModels, is_lab_model
 from .student import GraderFault, SubmissionFault, WorkerLost
 
@@ -170,10 +170,11 @@ class WorkerSession:
             workdir = tempfile.mkdtemp(prefix="week7-worker-")
             self.workdirs.append(workdir)
         keep = sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))})
-        # /autograder: Gradescope's tree (source, results, submission), whatever ROOT is.
+        # /autograder: Gradescope's tree (source, results, submission), wherever the package is; private():
+        # the checkout, or an installed package's two folders in site-packages, and the working data.
         # memory_mib bounds the whole worker tree (its cgroup, or the watchdog) and each process in it.
         return {"isolated": isolated, "workdir": workdir,
-                "hide": ["/autograder", str(ROOT), "/root", *self.hide], "keep": keep,
+                "hide": ["/autograder", *map(str, private()), "/root", *self.hide], "keep": keep,
                 "memory_mib": self.limits.memory_mib, "file_mib": self.limits.file_mib,
                 "disk_mib": self.limits.disk_mib, "processes": self.limits.processes}
 

@@ -32,7 +32,7 @@ import traceback
 from pathlib import Path
 
 from .. import assignment
-from ..assignment import NAME, PART_IDS as PARTS, ROOT
+from ..assignment import NAME, PART_IDS as PARTS
 from ..engine import submission_file
 from ..engine.submission_file import SubmissionStatus as Row
 from ..cli import feedback_option, visibility_option
@@ -200,8 +200,8 @@ def _notebooks(folder):
 def grader_key(args):
     """What a finished result depends on besides the notebook: the grader's code and options."""
     digest = hashlib.sha256()
-    for path in assignment.files(assignment.GRADE_INPUTS):
-        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for name, path in assignment.named_files(assignment.GRADE_INPUTS):
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     options = {"parts": sorted(args.part) if args.part else None, "budget": args.budget,
                "visibility": args.visibility, "feedback": getattr(args, "feedback", DEFAULT_FEEDBACK)}
     digest.update(json.dumps(options, sort_keys=True).encode())

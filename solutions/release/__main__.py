@@ -6,6 +6,10 @@
 
 The committed generated files: the student notebook (assignments/) and the student-CI template's
 parts.json (functions, points and public checks per part; solutions/release/student_ci.py).
+
+From an installed package (`week7-grader release`) the course goes to the working directory's build/,
+and the student notebook the package ships is checked against the sources (there is no checkout to
+update, and no student-CI template).
 """
 import argparse
 import os
@@ -17,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.engine.catalog import part_points
-from autograder.assignment import (COURSE, INSTRUCTOR_NOTEBOOK as SOURCE_NB, NAME as ASSIGNMENT, ROOT,
+from autograder.assignment import (COURSE, INSTALLED, INSTRUCTOR_NOTEBOOK as SOURCE_NB, NAME as ASSIGNMENT, ROOT,
                                    STUDENT_NOTEBOOK as STUDENT_NB, course_notebook)
 from solutions.release.build import SourceMismatch, build_source_notebook, drop_instructor_note, write
 from solutions.release.leaks import find_leaks
@@ -48,8 +52,9 @@ def build_course(course=COURSE):
 
 
 def _show(path):
-    path = Path(path)
-    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    """A path as the instructor reads it: relative to the checkout (installed: to the current directory)."""
+    path, base = Path(path), Path.cwd() if INSTALLED else ROOT
+    return path.relative_to(base) if path.is_relative_to(base) else path
 
 
 def student_text(released):
@@ -62,10 +67,14 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
                         help="rewrite the committed generated files (student notebook, student-CI parts.json)")
     parser.add_argument("--source-only", action="store_true", help="only build the instructor notebook")
     args = parser.parse_args(argv)
+    if args.update and INSTALLED:
+        print("release --update rewrites the committed files of a checkout; this is an installed package "
+              f"({ROOT}): run it in the repository", file=sys.stderr)
+        return 2
     try:
         if args.source_only:
             write(build_source_notebook(part_points()), SOURCE_NB)
-            print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
+            print(f"instructor notebook: {_show(SOURCE_NB)}")
             return 0
         points, released = build_course(course)
     except SourceMismatch as err:
@@ -76,7 +85,9 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
     if problems:
         print("RELEASE BLOCKED: the student notebook would leak:", *problems, sep="\n  ", file=sys.stderr)
         return 1
-    generated = {student_nb: student_text(released), ci_parts: parts_text(points, source)}
+    generated = {student_nb: student_text(released)}
+    if not INSTALLED:  # the student-CI template lives in the checkout only
+        generated[ci_parts] = parts_text(points, source)
     stale = [path for path, text in generated.items() if (path.read_text() if path.exists() else None) != text]
     if stale and not args.update:
         print(f"RELEASE BLOCKED: {', '.join(str(_show(p)) for p in stale)} "
@@ -95,7 +106,8 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
     print(f"  nbgrader course        {_show(course)}/ (nbgrader_config.py, gradebook.db)")
     print(f"  nbgrader release       {_show(course_notebook(course, 'release'))}")
     print(f"  student notebook       {_show(student_nb)} (committed; no solutions, no hidden tests)")
-    print(f"  student CI parts       {_show(ci_parts)} (committed; functions, points, public checks)")
+    if ci_parts in generated:
+        print(f"  student CI parts       {_show(ci_parts)} (committed; functions, points, public checks)")
     return 0
 
 
