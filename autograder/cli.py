@@ -115,6 +115,9 @@ def take_workdir(argv):
 def main(argv=None):
     safe_streams()
     argv = take_workdir(list(sys.argv[1:] if argv is None else argv))
+    if argv[:2] == ["grade-all", "merge"]:  # joins the shards of `grade-all --shard I/N`
+        from .flows import batch_merge
+        return batch_merge.main(argv[2:])
     if argv and argv[0] in PASSED_ON:
         module = importlib.import_module(PASSED_ON[argv[0]][0])
         return module.main(argv[1:])
