@@ -9,13 +9,14 @@ fields, `execution_time`, "graded in … s", the record's `finished` stamp, the 
 """
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from autograder.assignment import ROOT
+from autograder.assignment import NOTEBOOK_FILE, ROOT
 from autograder.flows import batch_shard
 
 SHARDS = 3
@@ -131,6 +132,23 @@ def test_merge_refuses_shards_that_do_not_fit(sharded, tmp_path):
     assert code == 0 and "grades.csv: 8 updated, 0 added, 0 kept" in stdout
 
 
+@pytest.mark.slow
+def test_merge_refuses_shards_graded_with_different_secrets(sharded, tmp_path):
+    """Jobs that do not share the working directory each make a secret, hence other probes: refused."""
+    _, _, base = sharded
+    fingerprints = {json.loads((base / f"shard-{i}" / "grades_shard.json").read_text())["secret"]
+                    for i in range(1, SHARDS + 1)}
+    assert fingerprints == {batch_shard.secret_fingerprint()}, "each shard records the secret it graded with"
+    other = tmp_path / "shard-2"
+    shutil.copytree(base / "shard-2", other)
+    manifest = json.loads((other / "grades_shard.json").read_text())
+    manifest["secret"] = "0" * 16
+    (other / "grades_shard.json").write_text(json.dumps(manifest))
+    code, _, stderr = finished(grade_all("merge", base / "shard-1" / "grades.csv", other / "grades.csv",
+                                         base / "shard-3" / "grades.csv", "--out", tmp_path / "g.csv"))
+    assert code == 2 and "different secrets" in stderr and not (tmp_path / "g.csv").exists()
+
+
 def test_shard_option_and_shares():
     students = [f"student{n:03d}" for n in range(300)] + ["<img src=x onerror=alert(1)>", "=cmd|' /C calc'!A0"]
     shares = {i: [s for s in students if batch_shard.Shard(i, 4).holds(s)] for i in range(1, 5)}
@@ -161,7 +179,7 @@ def test_merged_rows_keep_a_plain_runs_order(tmp_path):
     `a.b.ipynb` is student a.b, the Canvas download `a_1_2_….ipynb` student a. The merge must follow it."""
     subs = tmp_path / "subs"
     subs.mkdir()
-    for name in ("a.b.ipynb", "a_1_2_week7_attention.ipynb", "c.ipynb", "b.ipynb"):
+    for name in ("a.b.ipynb", f"a_1_2_{NOTEBOOK_FILE}", "c.ipynb", "b.ipynb"):
         (subs / name).write_text("not a notebook\n")  # no grading process needed: each row is not-a-notebook
     code, _, stderr = finished(grade_all(subs, "--out", tmp_path / "plain" / "g.csv"))
     assert code == 0, stderr[-2000:]

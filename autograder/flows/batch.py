@@ -83,7 +83,7 @@ def register(subparsers):
     feedback_option(p)
 
 
-def _shard_option(text):
+def _shard_option(text: str) -> batch_shard.Shard:
     try:
         return batch_shard.parse(text)
     except ValueError as err:
@@ -398,7 +398,7 @@ def _exports(args, rows, csv_path, log, points, students):
     return report(csv_path, log) or failed
 
 
-def lms_exports(args, rows, csv_path, log, points):
+def lms_exports(args: argparse.Namespace, rows: list[dict], csv_path: Path, log: "Log", points: float) -> bool:
     """The LMS import files when --lms is given; True if they could not be written (said why)."""
     if not args.lms:
         return False
@@ -414,14 +414,14 @@ def lms_exports(args, rows, csv_path, log, points):
     return False
 
 
-def write_written(csv_path, entries):
+def write_written(csv_path: Path, entries: list[dict]) -> None:
     """``<stem>_written.json``: the written answers' extraction, one entry per student (written.command.summary)."""
     path = csv_path.with_name(f"{csv_path.stem}_written.json")
     out.write_atomic(path, json.dumps(entries, indent=1))
-    print(f"wrote {path} (the written answers; `make written SUBMISSIONS=...` makes the TAs' pages and PDFs)")
+    print(f"wrote {path} (the written answers; the `written` command makes the TAs' pages and PDFs)")
 
 
-def report(csv_path, log):
+def report(csv_path: Path, log: "Log") -> bool:
     """report.html beside the CSV; True if it could not be written (logged, and how to make it again)."""
     try:
         from . import class_report

@@ -12,17 +12,20 @@ Into an existing --out it merges by grade-all's own rule (batch_summary.merge): 
 are added or replaced, every other row and feedback folder is kept, and one line says what changed;
 ``--replace`` writes only the class. --hand adds the hand scores after that, as grade-all does.
 """
+from __future__ import annotations
+
 import argparse
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import batch, batch_shard, batch_summary as out
 from .class_report import _student_files, out_load
 
 
-def parser():
+def parser() -> argparse.ArgumentParser:
     from ..cli import _prog
 
     p = argparse.ArgumentParser(prog=f"{_prog()} grade-all merge", description=__doc__,
@@ -48,10 +51,10 @@ class MergeError(Exception):
 class ShardOutput:
     """What one shard wrote: its CSV's rows, manifest, written answers, summary and per-student files."""
 
-    def __init__(self, csv_path):
+    def __init__(self, csv_path: str | Path) -> None:
         self.csv = Path(csv_path).resolve()
         self.stem = self.csv.with_suffix("")
-        self.shard, self.students = batch_shard.read_manifest(self.csv)
+        self.shard, self.students, self.secret = batch_shard.read_manifest(self.csv)
         try:
             self.rows = {out.student_key(r["student"]): r for r in out.read_csv(self.csv)}
         except (OSError, ValueError) as err:
@@ -61,14 +64,14 @@ class ShardOutput:
             if isinstance(written, list) else {}
         self.summary = out_load(f"{self.stem}_summary.json") or {}
 
-    def feedback(self, student):
+    def feedback(self, student: str) -> Path:
         return Path(f"{self.stem}_feedback") / student
 
-    def checks(self, student):
+    def checks(self, student: str) -> Path:
         return Path(f"{self.stem}_checks") / f"{student}.json"
 
 
-def load(paths):
+def load(paths: Sequence[str | Path]) -> list[ShardOutput]:
     """The shards, in shard order, checked to fit together; MergeError otherwise."""
     try:
         shards = [ShardOutput(p) for p in paths]
@@ -94,6 +97,10 @@ def load(paths):
             gone = sorted(set(first) - set(s.students))[:5]
             raise MergeError(f"shards {shards[0].shard} and {s.shard} saw different classes (the submissions changed "
                              f"between them: {added or ''} {gone or ''}); rerun every shard on the same folder")
+    secrets = {s.secret for s in shards if s.secret}
+    if len(secrets) > 1:
+        raise MergeError("the shards drew their probes from different secrets (each job made its own "
+                         "build/secret.key): give every job the course's secret file, then grade the shards again")
     for s in shards:
         share = [n for n in first if s.shard.holds(n)]
         absent = [n for n in share if out.student_key(n) not in s.rows]
@@ -103,7 +110,7 @@ def load(paths):
     return shards
 
 
-def part_max(shards):
+def part_max(shards: Sequence[ShardOutput]) -> dict[str, float]:
     """{part: points} from the shards' summaries (grade-all wrote them), or from the suites when they lack one."""
     found = {}
     for s in shards:
@@ -116,7 +123,7 @@ def part_max(shards):
     return {p: found[p] for p in [*batch.PARTS, *sorted(set(found) - set(batch.PARTS))] if p in found}
 
 
-def copy_student(source, target):
+def copy_student(source: Path, target: Path) -> None:
     """Put a copy of ``source`` (a file or folder) at ``target``, replacing what was there; nothing if absent."""
     if not source.exists():
         return
@@ -131,7 +138,7 @@ def copy_student(source, target):
     partial.replace(target)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         shards = load(args.shards)
@@ -198,7 +205,7 @@ def run(args):
     return 1 if summary["statuses"].get(batch.Row.GRADER_ERROR) or failed else 0
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     from ..cli import safe_streams
 
     safe_streams()

@@ -6,13 +6,16 @@ writes it, modulo N. The share depends on the student alone, not on who else han
 shard rerun after a late submission keeps its students and no student lands in two shards; with
 a few hundred students the shares differ by a few percent.
 
-Beside its CSV a shard writes ``<stem>_shard.json``: which shard it was, and the whole class in
+Beside its CSV a shard writes ``<stem>_shard.json``: which shard it was, the whole class in
 discovery order, which `grade-all merge` (batch_merge.py) uses to check that the shards fit
-together and to write the rows in the order a plain run writes them.
+together and to write the rows in the order a plain run writes them, and a fingerprint of the
+grader's secret: shards that drew their probes from different secrets (jobs on machines that do
+not share the working directory, each making a secret of its own) are refused at the merge.
 """
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,21 +29,21 @@ class Shard:
     index: int  # 1..count
     count: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
-    def holds(self, student):
+    def holds(self, student: str) -> bool:
         """True when ``student`` (a discovered id) is graded by this shard."""
         return shard_of(student, self.count) == self.index
 
 
-def shard_of(student, count):
+def shard_of(student: str, count: int) -> int:
     """The shard (1..count) a student id belongs to."""
     digest = hashlib.sha256(out.student_key(student).encode("utf-8", "surrogatepass")).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
 
 
-def parse(text):
+def parse(text: str) -> Shard:
     """``"I/N"`` -> Shard; ValueError with a message for argparse otherwise."""
     found = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
     if not found:
@@ -51,19 +54,36 @@ def parse(text):
     return Shard(index, count)
 
 
-def manifest_path(csv_path):
+def manifest_path(csv_path: str | Path) -> Path:
     csv_path = Path(csv_path)
     return csv_path.with_name(f"{csv_path.stem}_shard.json")
 
 
-def write_manifest(csv_path, shard, students):
-    """``<stem>_shard.json``: this shard, and every student of the class in discovery order."""
-    data = {"version": MANIFEST_VERSION, "shard": [shard.index, shard.count], "class": list(students)}
+def secret_fingerprint() -> str | None:
+    """A short hash of the grader's secret (never the secret), or None when there is none yet.
+
+    Read after the shard's grading is done, without creating the file: the grading processes
+    create it if needed, and a grading process must never hold it before its template is forked.
+    """
+    from ..engine import secret
+
+    try:
+        data = secret.path().read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(b"week7 shard manifest\0" + data).hexdigest()[:16]
+
+
+def write_manifest(csv_path: Path, shard: Shard, students: Iterable[str]) -> None:
+    """``<stem>_shard.json``: this shard, every student of the class in discovery order, the secret's fingerprint."""
+    data = {"version": MANIFEST_VERSION, "shard": [shard.index, shard.count], "class": list(students),
+            "secret": secret_fingerprint()}
     out.write_atomic(manifest_path(csv_path), json.dumps(data, indent=1) + "\n")  # ids may hold surrogates: \u escapes
 
 
-def read_manifest(csv_path):
-    """(Shard, [students of the class]) of a shard's CSV; ValueError saying why it cannot be merged."""
+def read_manifest(csv_path: Path) -> tuple[Shard, list[str], str | None]:
+    """(Shard, [students of the class], secret fingerprint) of a shard's CSV; ValueError saying why it cannot
+    be merged."""
     path = manifest_path(csv_path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -71,7 +91,7 @@ def read_manifest(csv_path):
         students = data["class"]
         if data.get("version") != MANIFEST_VERSION or not all(isinstance(s, str) for s in students):
             raise ValueError("unknown format")
-        return Shard(int(index), int(count)), students
+        return Shard(int(index), int(count)), students, data.get("secret")
     except FileNotFoundError:
         raise ValueError(f"{path} is missing: was {csv_path} written by `grade-all --shard I/N`?") from None
     except (OSError, ValueError, KeyError, TypeError) as err:
