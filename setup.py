@@ -15,7 +15,7 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 
 
-def shipped():
+def shipped() -> tuple[str, ...]:
     """assignment.SHIPPED, read without importing the package (setup.py runs before it is installed)."""
     spec = importlib.util.spec_from_file_location("week7_assignment", HERE / "autograder" / "assignment.py")
     module = importlib.util.module_from_spec(spec)
@@ -24,7 +24,7 @@ def shipped():
 
 
 class BuildPyWithShipped(build_py):
-    def run(self):
+    def run(self) -> None:
         super().run()
         if self.editable_mode:  # an editable install reads them in the checkout
             return

@@ -88,7 +88,7 @@ STUDENT_NOTEBOOK = CHECKOUT_FILES / SHIPPED[0]  # committed, generated
 GRADER_LOCK = CHECKOUT_FILES / SHIPPED[1]  # the pinned packages the grader alone needs (the Gradescope image)
 
 
-def workdir():
+def workdir() -> Path:
     """Where the instructor's working data goes: $WEEK7_WORKDIR, else the checkout, else (installed) the cwd."""
     chosen = os.environ.get(WORKDIR_VARIABLE)
     if chosen:
@@ -114,13 +114,13 @@ _WORKING = {
 }
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Path:
     if name in _WORKING:
         return _WORKING[name]()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def private():
+def private() -> list[Path]:
     """What a sandboxed worker must never see of ours: the packages (hidden suites, reference) and the
     working data (secret key, course, caches). In a checkout that is the checkout itself; an installed
     package's folder is site-packages, which the worker needs (PyTorch), so only our two packages there."""
@@ -149,12 +149,12 @@ def module_prefixes(entries):
     return tuple(entry.replace("/", ".") for entry in entries if not entry.endswith(".py"))
 
 
-def located(entry):
+def located(entry: str) -> Path:
     """The file or folder of a code-set entry: inside the packages, or one of the checkout's SHIPPED files."""
     return (CHECKOUT_FILES if entry in SHIPPED else ROOT) / entry
 
 
-def named_files(entries, suffix=".py"):
+def named_files(entries: tuple[str, ...], suffix: str = ".py") -> list[tuple[str, Path]]:
     """[(checkout path, file)] of every file under ``entries`` ending in ``suffix``, sorted by name,
     without caches or the shipped copies (each is named by its own entry); ``suffix=""`` for every file.
     The name is the same in a checkout and in an installed package (the Gradescope zip's member names)."""

@@ -95,7 +95,7 @@ PASSED_ON = {
 }
 
 
-def take_workdir(argv):
+def take_workdir(argv: list[str]) -> list[str]:
     """``argv`` without a leading ``--workdir DIR`` / ``--workdir=DIR``, which goes to $WEEK7_WORKDIR.
 
     Set in the environment (not passed around) so that every module reading the working data's paths,
@@ -146,13 +146,13 @@ def main(argv=None):
     return args.handler(args)
 
 
-def _prog():
+def _prog() -> str:
     """How this command was typed: week7-grader, or python -m autograder."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return name if name and not name.endswith(".py") and name != "-c" else "python -m autograder"
 
 
-def console():
+def console() -> None:
     """The console script week7-grader (pyproject.toml [project.scripts]); python -m autograder is __main__.py.
 
     Workers are forked from the grading process and inherit its string-hash seed: fix it at 0 before
