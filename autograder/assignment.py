@@ -3,7 +3,8 @@
     NAME            the assignment's name: nbgrader folder, notebook file stem, LMS column
     PARTS           {part: graded function names}, parts and functions in notebook order
     USES            {graded function: the graded functions it calls}, as the notebook asks
-    ROOT ... paths  where the checkout's pieces are (computed here only)
+    ROOT ... paths  where the package's own files are, and where the instructor's working data
+                    goes (computed here only; see "paths" below)
     code sets       which folders make up the hidden code, the engine, the lab, and what a
                     grade depends on (the batch resume key, the Gradescope zip, the template's
                     hidden-code guard and the reference cache key read them)
@@ -19,6 +20,7 @@ This module imports nothing but the standard library: the sandbox, the release t
 the tests import it before (or without) PyTorch. tests/test_single_source.py fails when a
 second definition of any of these facts appears elsewhere.
 """
+import os
 from pathlib import Path
 
 NAME = "week7_attention"
@@ -61,17 +63,37 @@ def depends_on(function):
     return tuple(found)
 
 # ---- paths ------------------------------------------------------------------------------------
-ROOT = Path(__file__).resolve().parents[1]  # the checkout (or /autograder/source on Gradescope)
+# Two places. The package's own files (the engine, the hidden suites, the reference, the templates) are
+# beside this module: in a checkout, in an unzipped copy such as Gradescope's /autograder/source, or in
+# site-packages once the wheel is installed. The instructor's working data (build/: the nbgrader course,
+# the secret key, the caches, the Gradescope zip) goes to a working directory (workdir()): in a checkout,
+# the checkout itself, as always; for an installed package, $WEEK7_WORKDIR (`week7-grader --workdir`)
+# or else the current directory.
+ROOT = Path(__file__).resolve().parents[1]  # the folder that holds the packages autograder/ and solutions/
+# A wheel also carries copies of the few checkout files outside the two packages that the grader reads
+# (SHIPPED), under autograder/_shipped/ at their checkout paths (setup.py writes them into the wheel).
+# That folder exists only in an installed package: it is what tells one from a checkout.
+SHIPPED_COPIES = ROOT / "autograder" / "_shipped"
+INSTALLED = SHIPPED_COPIES.is_dir()
+CHECKOUT_FILES = SHIPPED_COPIES if INSTALLED else ROOT
+SHIPPED = (f"assignments/{NAME}/{NAME}.ipynb", "requirements-grader.txt")  # relative to the checkout
+WORKDIR_VARIABLE = "WEEK7_WORKDIR"
+
 SUITES = ROOT / "autograder" / "suites"
 REFERENCE = ROOT / "solutions" / "reference"
 LAB_PY = ROOT / "solutions" / "lab" / "lab.py"
 NOTEBOOK_SOURCE = ROOT / "solutions" / "notebook" / f"{NAME}.md"  # what instructors edit
 NOTEBOOK_FILE = f"{NAME}.ipynb"  # what students upload
-STUDENT_NOTEBOOK = ROOT / "assignments" / NAME / NOTEBOOK_FILE  # committed, generated
-BUILD = ROOT / "build"
-COURSE = BUILD / "course"  # the nbgrader course: submissions, gradebook.db, feedback
-CACHE = BUILD / "cache"
-SECRET_KEY = BUILD / "secret.key"
+STUDENT_NOTEBOOK = CHECKOUT_FILES / SHIPPED[0]  # committed, generated
+GRADER_LOCK = CHECKOUT_FILES / SHIPPED[1]  # the pinned packages the grader alone needs (the Gradescope image)
+
+
+def workdir() -> Path:
+    """Where the instructor's working data goes: $WEEK7_WORKDIR, else the checkout, else (installed) the cwd."""
+    chosen = os.environ.get(WORKDIR_VARIABLE)
+    if chosen:
+        return Path(chosen).resolve()
+    return Path.cwd().resolve() if INSTALLED else ROOT
 
 
 def course_notebook(course, stage="source", student=None):
@@ -80,18 +102,40 @@ def course_notebook(course, stage="source", student=None):
     return (folder / student if student else folder) / NAME / NOTEBOOK_FILE
 
 
-INSTRUCTOR_NOTEBOOK = course_notebook(COURSE)  # with every solution, nbgrader markup
-RELEASE_NOTEBOOK = course_notebook(COURSE, "release")
+# The working data's paths, read when asked for (PEP 562), so that `--workdir` set by the CLI before it
+# imports the flows reaches every module that names them.
+_WORKING = {
+    "BUILD": lambda: workdir() / "build",
+    "COURSE": lambda: workdir() / "build" / "course",  # the nbgrader course: submissions, gradebook.db, feedback
+    "CACHE": lambda: workdir() / "build" / "cache",
+    "SECRET_KEY": lambda: workdir() / "build" / "secret.key",
+    "INSTRUCTOR_NOTEBOOK": lambda: course_notebook(workdir() / "build" / "course"),  # every solution, nbgrader markup
+    "RELEASE_NOTEBOOK": lambda: course_notebook(workdir() / "build" / "course", "release"),
+}
 
-# ---- code sets: folders or files relative to ROOT, posix ---------------------------------------
+
+def __getattr__(name: str) -> Path:
+    if name in _WORKING:
+        return _WORKING[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def private() -> list[Path]:
+    """What a sandboxed worker must never see of ours: the packages (hidden suites, reference) and the
+    working data (secret key, course, caches). In a checkout that is the checkout itself; an installed
+    package's folder is site-packages, which the worker needs (PyTorch), so only our two packages there."""
+    ours = [ROOT / "autograder", ROOT / "solutions"] if INSTALLED else [ROOT]
+    return list(dict.fromkeys([*ours, workdir()]))
+
+
+# ---- code sets: folders or files at their checkout paths, posix -----------------------------------
 HIDDEN = ("autograder/suites", "solutions/reference")  # never in a worker's memory or view
 ENGINE = ("autograder/engine", "autograder/sandbox", "autograder/flows")  # trusted machinery
 LAB = ("solutions/lab",)  # the given lab code (the student notebook holds a copy)
 # What the grader reads at grading time (the Gradescope zip): the whole package, the hidden
 # code, the lab, the solutions package's own small modules, and the released student notebook
 # (the written questions' text, to find and label the answers).
-GRADER = ("autograder", "solutions/__init__.py", "solutions/_shapes.py", *HIDDEN[1:], *LAB,
-          STUDENT_NOTEBOOK.relative_to(ROOT).as_posix())
+GRADER = ("autograder", "solutions/__init__.py", "solutions/_shapes.py", *HIDDEN[1:], *LAB, SHIPPED[0])
 # What a grade depends on (grade-all's resume key): all the grader's code, flows included (they write
 # the feedback), so that a changed grader never reuses a result it might not give again.
 GRADE_INPUTS = GRADER
@@ -105,14 +149,28 @@ def module_prefixes(entries):
     return tuple(entry.replace("/", ".") for entry in entries if not entry.endswith(".py"))
 
 
-def files(entries, suffix=".py"):
-    """Every file under ``entries`` (folders or files relative to ROOT) ending in ``suffix``, sorted,
-    without caches; ``suffix=""`` for every file."""
-    found = set()
+def located(entry: str) -> Path:
+    """The file or folder of a code-set entry: inside the packages, or one of the checkout's SHIPPED files."""
+    return (CHECKOUT_FILES if entry in SHIPPED else ROOT) / entry
+
+
+def named_files(entries: tuple[str, ...], suffix: str = ".py") -> list[tuple[str, Path]]:
+    """[(checkout path, file)] of every file under ``entries`` ending in ``suffix``, sorted by name,
+    without caches or the shipped copies (each is named by its own entry); ``suffix=""`` for every file.
+    The name is the same in a checkout and in an installed package (the Gradescope zip's member names)."""
+    found = {}
     for entry in entries:
-        path = ROOT / entry
+        path = located(entry)
         candidates = [path] if path.is_file() else path.rglob("*")
         for p in candidates:
             if p.is_file() and p.name.endswith(suffix) and "__pycache__" not in p.parts and not p.name.endswith(".pyc"):
-                found.add(p)
-    return sorted(found)
+                name = entry if p == path else f"{entry}/{p.relative_to(path).as_posix()}"
+                if not p.is_relative_to(SHIPPED_COPIES) or entry in SHIPPED:
+                    found[name] = p
+    return sorted(found.items())
+
+
+def files(entries, suffix=".py"):
+    """Every file under ``entries`` (folders or files relative to ROOT) ending in ``suffix``, sorted,
+    without caches; ``suffix=""`` for every file."""
+    return [path for _, path in named_files(entries, suffix)]

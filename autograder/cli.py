@@ -1,10 +1,19 @@
-"""python -m autograder grade NOTEBOOK --out results.json   (see --help of each command)"""
+"""week7-grader grade NOTEBOOK --out results.json   (or python -m autograder ...; see --help of each command)
+
+The one command of the package: the grading commands are subcommands here (grade, and the flows'
+grade-all, written, class-report, crosscheck); release, nbgrader, nbgrader-hand and gradescope pass
+their arguments on to the module that `make` runs for them. `--workdir DIR`, before the subcommand,
+says where the working data goes (build/: the course, the secret key, caches, the Gradescope zip);
+without it, an installed package uses $WEEK7_WORKDIR or the current directory, a checkout itself.
+"""
 import argparse
+import importlib
 import os
 import sys
 import traceback
+from pathlib import Path
 
-from .assignment import PART_IDS as PARTS
+from .assignment import PART_IDS as PARTS, WORKDIR_VARIABLE, workdir
 from .settings import CONFINEMENTS, DEFAULT_FEEDBACK, DEFAULT_VISIBILITY, FEEDBACK_LEVELS, VISIBILITIES, feedback_help, visibility_help
 
 
@@ -112,11 +121,49 @@ def exit_now(code):
 
 # Modules under autograder.flows that add a subcommand with register(subparsers).
 FLOW_COMMANDS = ("batch", "crosscheck", "written", "class_report", "nbgrader.install")
+# Subcommands that hand the rest of the command line to a module's own main(argv): the ones `make` runs
+# as python -m MODULE (release, make nbgrader-autograde, make gradescope). name: (module, help)
+PASSED_ON = {
+    "release": ("solutions.release.__main__", "build the nbgrader course (build/course) and check the student "
+                                              "notebook (make release)"),
+    "nbgrader": ("autograder.flows.nbgrader.course", "nbgrader flow: sandboxed grades into an nbgrader course, "
+                                                     "then nbgrader autograde, feedback, export"),
+    "nbgrader-hand": ("autograder.flows.nbgrader.hand", "hand scores of the written answers into gradebook.db"),
+    "gradescope": ("autograder.flows.gradescope.build", "build the Gradescope autograder zip (make gradescope)"),
+}
+
+
+def take_workdir(argv: list[str]) -> list[str]:
+    """``argv`` without a leading ``--workdir DIR`` / ``--workdir=DIR``, which goes to $WEEK7_WORKDIR.
+
+    Set in the environment (not passed around) so that every module reading the working data's paths,
+    and every process this one starts (grading processes, nbgrader's), uses the same directory.
+    """
+    chosen = None
+    if argv and argv[0] == "--workdir" and len(argv) > 1:
+        chosen, argv = argv[1], argv[2:]
+    elif argv and argv[0].startswith("--workdir="):
+        chosen, argv = argv[0].split("=", 1)[1], argv[1:]
+    if chosen is not None:
+        os.environ[WORKDIR_VARIABLE] = str(Path(chosen).resolve())
+    os.environ[WORKDIR_VARIABLE] = str(workdir())  # fixed now, whatever the current directory becomes
+    return argv
 
 
 def main(argv=None):
     safe_streams()
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    argv = take_workdir(list(sys.argv[1:] if argv is None else argv))
+    if argv[:2] == ["grade-all", "merge"]:  # joins the shards of `grade-all --shard I/N`
+        from .flows import batch_merge
+        return batch_merge.main(argv[2:])
+    if argv and argv[0] in PASSED_ON:
+        module = importlib.import_module(PASSED_ON[argv[0]][0])
+        return module.main(argv[1:])
+    parser = argparse.ArgumentParser(prog=_prog(), description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workdir", metavar="DIR",
+                        help=f"where the working data goes (build/); default ${WORKDIR_VARIABLE}, else the current "
+                             "directory (a checkout: the checkout). Give it before the subcommand.")
     commands = parser.add_subparsers(dest="command", required=True)
     grade = commands.add_parser("grade", help="grade one notebook")
     grade.set_defaults(handler=_grade)
@@ -130,8 +177,27 @@ def main(argv=None):
     grade.add_argument("--debug", action="store_true", help="print internal tracebacks (instructors only)")
     feedback_option(grade)
     confinement_options(grade)
-    import importlib
     for name in FLOW_COMMANDS:
         importlib.import_module(f"autograder.flows.{name}").register(commands)
+    for name, (_, help_text) in PASSED_ON.items():  # listed in --help; never parsed here (see above)
+        commands.add_parser(name, help=help_text + f"; `{name} --help` for its options", add_help=False)
     args = parser.parse_args(argv)
     return args.handler(args)
+
+
+def _prog() -> str:
+    """How this command was typed: week7-grader, or python -m autograder."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return name if name and not name.endswith(".py") and name != "-c" else "python -m autograder"
+
+
+def console() -> None:
+    """The console script week7-grader (pyproject.toml [project.scripts]); python -m autograder is __main__.py.
+
+    Workers are forked from the grading process and inherit its string-hash seed: fix it at 0 before
+    anything else runs (__main__.py says why), by starting this script again once with it set.
+    """
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+    exit_now(main())

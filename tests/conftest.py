@@ -48,3 +48,20 @@ def small_class(tmp_path_factory, solution_notebook, student_notebook):
                           cwd=ROOT, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     return folder, roster, out, proc
+
+
+@pytest.fixture(scope="session")
+def wheel_installs(tmp_path_factory):
+    """tests/wheel_env.py's two installs (the wheel's venv, the Gradescope image), building in the background."""
+    from tests.wheel_env import Background
+
+    installs = Background(tmp_path_factory.mktemp("wheel"))
+    yield installs
+    installs.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _start_the_installs_early(request):
+    """When tests/test_wheel.py is selected, its installs start with the session's first test, not its own."""
+    if any(item.nodeid.startswith("tests/test_wheel.py") for item in request.session.items):
+        request.getfixturevalue("wheel_installs")

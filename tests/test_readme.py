@@ -51,6 +51,7 @@ from typing import Callable, Optional
 import pytest
 
 from autograder.assignment import COURSE, NAME, PART_IDS, ROOT, STUDENT_NOTEBOOK, course_notebook
+from tests.fresh import fresh_clone, shell_env
 from tests.points import total
 
 README = (ROOT / "README.md").read_text()
@@ -398,7 +399,58 @@ PLAN = {
         check=has("cp submissions/ada.ipynb build/student-repo/")),
     "make bench": dry("measures grading speed for ~10 minutes (bench/results.md); not a test"),
     "make lint": run(has("All checks passed")),
+    "make install TORCH_INDEX=https://download.pytorch.org/whl/cpu": skip(
+        "PyTorch's index is not reachable here; checked: make -B -n shows torch alone taken from it first",
+        check=lambda clone, out: make_shows(clone, "install TORCH_INDEX=https://download.pytorch.org/whl/cpu",
+                                            "--no-deps --index-url https://download.pytorch.org/whl/cpu "
+                                            "\"$(grep -E '^torch==' requirements.txt)\"")),
+    "make install PYTHON=/usr/bin/python3": skip(
+        "`make test-system-python` (below; `make test` runs it) runs it for real in a clone of its own; checked: "
+        "make -B -n makes the venv with that interpreter",
+        check=lambda clone, out: make_shows(clone, "install PYTHON=/usr/bin/python3", "/usr/bin/python3 -m venv .venv")),
+    "make test-system-python": dry("`make test` runs it (CI); ~2 min: a clone, a venv from /usr/bin/python3, the fast "
+                                   "tier", check=has("install release", "test-fast", "git stash create")),
+    ".venv/bin/week7-grader": prose("names the checkout's console script; the commands below type it in full"),
+    ".venv/bin/python -m autograder": prose("names the module the commands below run"),
+    ".venv/bin/week7-grader grade-all submissions/ --shard 1/2 --out shards/1/grades.csv": run(
+        has("shard 1/2 of the class")),
+    ".venv/bin/week7-grader grade-all submissions/ --shard 2/2 --out shards/2/grades.csv": run(
+        has("shard 2/2 of the class")),
+    ".venv/bin/week7-grader grade-all merge shards/1/grades.csv shards/2/grades.csv --out shards/grades.csv "
+    "--roster roster.csv --lms canvas": run(lambda clone, out: merged_shards(clone)),
 }
+
+
+def make_shows(clone, arguments, line):
+    """`make -B -n ARGUMENTS` in the clone prints ``line`` (the command that setting adds or changes)."""
+    proc = subprocess.run(["make", "-B", "-n", *arguments.split()], cwd=clone, env=shell_env(), capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and line in proc.stdout, f"make -B -n {arguments}:\n{proc.stdout[-3000:]}{proc.stderr}"
+
+
+def merged_shards(clone):
+    graded = rows(clone / "shards" / "grades.csv")
+    assert float(graded["ada"]["total"]) == total() and float(graded["bob"]["total"]) == 0
+    canvas = {row["ID"]: row for row in csv.DictReader((clone / "shards" / "grades_canvas.csv").open())}
+    assert float(canvas["101"][NAME]) == total()
+    assert (clone / "shards" / "report.html").is_file() and (clone / "shards" / "grades_written.json").is_file()
+
+
+def bash_blocks(text=README):
+    return [m.group(2) for m in re.finditer(r"(?ms)^```(\w*)\n(.*?)^```", text) if m.group(1) == "bash"]
+
+
+def code_blocks(language, text=README):
+    return [m.group(2) for m in re.finditer(r"(?ms)^```(\w*)\n(.*?)^```", text) if m.group(1) == language]
+
+
+# The README's lines that build the wheel, install it in a venv outside the checkout and grade with its
+# `week7-grader`: tests/test_wheel.py runs them as written (a fresh clone, the venv beside it).
+WHEEL_COMMANDS = [typed_form(" ".join(c.split())) for block in bash_blocks() if "../grader-venv/bin/week7-grader" in block
+                  for c in _block_commands(block)]
+PLAN.update({command: skip("run as written by tests/test_wheel.py, in a fresh clone of its own with the venv "
+                           "beside it (~1 min of pip), then every other command of the installed package")
+             for command in WHEEL_COMMANDS})
 
 
 # ---- fast: the plan covers the README ------------------------------------------------------------------------
@@ -438,26 +490,6 @@ def test_make_can_plan_every_readme_command(command):
 
 
 # ---- slow: every command, for real, in a fresh clone ---------------------------------------------------------
-
-def shell_env():
-    """The environment of a shell that activated nothing: no venv's bin/ on PATH, no make or Python overrides."""
-    dropped = {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED", "MAKEFLAGS", "MFLAGS", "MAKELEVEL",
-               "MAKEOVERRIDES", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS"}
-    env = {k: v for k, v in os.environ.items() if k not in dropped}
-    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
-                                  if p and not (Path(p).parent / "pyvenv.cfg").exists())
-    return env
-
-
-def fresh_clone(target):
-    """A clone of this checkout at HEAD plus its uncommitted changes to tracked files."""
-    git = ["git", "-C", str(ROOT)]
-    rev = subprocess.run([*git, "stash", "create"], capture_output=True, text=True, check=True).stdout.strip()
-    rev = rev or subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(target)], check=True)
-    subprocess.run(["git", "-C", str(target), "checkout", "--quiet", "--detach", rev], check=True)
-    return target
-
 
 def activated(env, clone):
     """The environment after `source .venv/bin/activate` in the clone."""
@@ -528,3 +560,71 @@ def planned(*kinds):
 def test_readme_command_works_in_a_fresh_clone(readme_run, command):
     failure = readme_run.get(command, "not run")
     assert not failure, f"README command `{command}` in a fresh clone:\n{failure}"
+
+
+# ---- fast: the job-array recipes run the two commands of the shards' bash block -----------------------------
+
+RECORDER = """#!/usr/bin/env python3
+import json, os, sys
+with open(os.environ["WEEK7_RECORD"], "a") as handle:
+    handle.write(json.dumps(sys.argv[1:]) + "\\n")
+"""
+
+
+def recorded(script, tmp_path, env, shell="bash"):
+    """The argv of every `week7-grader` call ``script`` makes, with a stand-in `week7-grader` on PATH."""
+    stub = tmp_path / "stub" / "week7-grader"
+    if not stub.exists():
+        stub.parent.mkdir()
+        stub.write_text(RECORDER)
+        stub.chmod(0o755)
+    record = tmp_path / "calls.jsonl"
+    record.unlink(missing_ok=True)
+    run = subprocess.run([shell, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         env={**shell_env(), **env, "WEEK7_RECORD": str(record),
+                              "PATH": f"{stub.parent}{os.pathsep}{shell_env()['PATH']}"})
+    assert run.returncode == 0, run.stderr
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def shard_call(i, n, *jobs):
+    return ["grade-all", "submissions/", "--shard", f"{i}/{n}", "--out", f"shards/{i}/grades.csv", *jobs]
+
+
+def test_job_array_recipes_run_the_two_commands(tmp_path):
+    """Slurm, Kubernetes and GitHub Actions: for every index of the array, exactly the shard command of the
+    bash block run above (shard I/N into shards/I/), each I once; then the merge of shards/*/grades.csv."""
+    import yaml
+
+    block = next(b for b in bash_blocks() if "--shard 1/2" in b)
+    typed = [c.split()[1:] for c in _block_commands(block)]  # without .venv/bin/week7-grader
+    assert typed[:2] == [shard_call(1, 2), shard_call(2, 2)] and typed[2][:2] == ["grade-all", "merge"]
+
+    grade_sh = next(b for b in code_blocks("sh") if "#SBATCH --array" in b)
+    merge_sh = next(b for b in code_blocks("sh") if "grade-all merge" in b)
+    first, last = map(int, re.search(r"#SBATCH --array=(\d+)-(\d+)", grade_sh).groups())
+    cpus = re.search(r"#SBATCH --cpus-per-task=(\d+)", grade_sh).group(1)
+    count = last - first + 1
+    slurm = {"SLURM_SUBMIT_DIR": str(tmp_path), "SLURM_ARRAY_TASK_COUNT": str(count), "SLURM_CPUS_PER_TASK": cpus}
+    calls = [c for i in range(first, last + 1)
+             for c in recorded(grade_sh, tmp_path, {**slurm, "SLURM_ARRAY_TASK_ID": str(i)})]
+    assert first == 1 and calls == [shard_call(i, count, "--jobs", cpus) for i in range(1, count + 1)]
+    assert recorded(merge_sh, tmp_path, slurm) == [["grade-all", "merge", "shards/*/grades.csv", "--out", "grades.csv",
+                                                    "--roster", "roster.csv", "--lms", "canvas"]]
+
+    job = next(yaml.safe_load(b) for b in code_blocks("yaml") if "kind: Job" in b)
+    pod = job["spec"]["template"]["spec"]["containers"][0]
+    assert job["spec"]["completionMode"] == "Indexed" and pod["command"] == ["sh", "-c"]
+    count = job["spec"]["completions"]
+    calls = [c for k in range(count) for c in recorded(pod["args"][0], tmp_path, {"JOB_COMPLETION_INDEX": str(k)}, "sh")]
+    assert calls == [shard_call(i, count) for i in range(1, count + 1)]
+
+    workflow = next(yaml.safe_load(b) for b in code_blocks("yaml") if "matrix:" in b)
+    grade, merge = workflow["jobs"]["grade"], workflow["jobs"]["merge"]
+    shards = grade["strategy"]["matrix"]["shard"]
+    step = next(s["run"] for s in grade["steps"] if "grade-all" in s.get("run", ""))
+    calls = [c for i in shards for c in recorded(step.replace("${{ matrix.shard }}", str(i)), tmp_path, {})]
+    assert calls == [shard_call(i, len(shards)) for i in range(1, len(shards) + 1)]
+    assert any("secret.key" in s.get("run", "") for s in grade["steps"]), "every job gets the course's secret"
+    step = next(s["run"] for s in merge["steps"] if "grade-all" in s.get("run", ""))
+    assert recorded(step, tmp_path, {}) == [["grade-all", "merge", "shards/*/grades.csv", "--out", "grades.csv"]]

@@ -29,14 +29,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..assignment import HIDDEN, ROOT
+from ..assignment import private
 from ..sandbox import protocol, wire
 from ..sandbox.config import WorkerConfig
 from ..sandbox.confinement import Mode, python_trees
 from .lab_models import ServedModels, is_lab_model
 from .student import GraderFault, SubmissionFault, WorkerLost
 
-HIDDEN_PATHS = tuple(os.path.realpath(ROOT / entry) for entry in HIDDEN)
 CELL_OUTPUT = 20_000  # characters of one cell's printed output kept for the reports
 OUTPUT_BUDGET = 1_000_000  # ... and of the whole notebook's
 START_SECONDS = 120.0  # a fresh worker's first message (confinement and start-up; no student code yet)
@@ -168,9 +167,10 @@ class WorkerSession:
     def _config(self):
         """The worker's WorkerConfig: this machine's confinement and the submission's limits."""
         confinement = self.template.confinement
-        # Never visible: the hidden code wherever it is installed, the checkout, Gradescope's tree (source,
-        # results, submission: /autograder, whatever ROOT is), root's home, and the flow's own (--hide).
-        hidden = sorted({*HIDDEN_PATHS, str(ROOT), "/autograder", "/root", *self.hide})
+        # Never visible: private() (the checkout, or an installed package's two folders in site-packages, and the
+        # working data with the secret), Gradescope's tree (source, results, submission: /autograder, wherever the
+        # package is), root's home, and the flow's own (--hide).
+        hidden = sorted({*map(str, private()), "/autograder", "/root", *self.hide})
         keep = python_trees(hidden)
         return WorkerConfig(mode=confinement.mode, memory_mib=self.limits.memory_mib, file_mib=self.limits.file_mib,
                             disk_mib=self.limits.disk_mib, processes=self.limits.processes, keep=tuple(keep),

@@ -19,6 +19,10 @@ replaced, every other row (and its feedback) is kept, and one line says what cha
 (``lastfirst_12345_678901_<name>.ipynb``, also with ``late_``) give the student ``lastfirst``.
 Every run also writes ``report.html`` beside the CSV (flows/class_report.py) and, with
 ``--roster`` and ``--lms canvas|moodle``, the LMS import files (flows/lms.py).
+
+For a class larger than one machine: ``--shard I/N`` grades the I-th of N deterministic shares
+(flows/batch_shard.py), each job of an array into its own --out, and ``grade-all merge
+SHARD_CSV... --out grades.csv`` joins them into what one plain run writes (flows/batch_merge.py).
 """
 import argparse
 import hashlib
@@ -32,19 +36,20 @@ import traceback
 from pathlib import Path
 
 from .. import assignment
-from ..assignment import NAME, PART_IDS as PARTS, ROOT
+from ..assignment import NAME, PART_IDS as PARTS
 from ..engine import submission_file
 from ..engine.submission_file import SubmissionStatus as Row
 from ..cli import confinement_options, feedback_option, visibility_option
 from ..settings import DEFAULT_FEEDBACK
 from ..engine.safe_text import redact, text as safe_line
-from . import batch_summary as out
+from . import batch_shard, batch_summary as out
 from .batch_pool import SUBMISSION_TOKEN, Pool
 
 
 
 def register(subparsers):
-    p = subparsers.add_parser("grade-all", help="grade a folder of submissions into a CSV (resumable)",
+    p = subparsers.add_parser("grade-all", help="grade a folder of submissions into a CSV (resumable); "
+                                                "`grade-all merge --help`: join the shards of --shard I/N runs",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(handler=run)
     p.add_argument("submissions", help="folder of submissions (or an nbgrader course with submitted/)")
@@ -72,8 +77,18 @@ def register(subparsers):
     p.add_argument("--debug", action="store_true", help="log internal tracebacks of failed checks too")
     p.add_argument("--hand", help="hand scores of the written answers (student,q1,q2,q3,comment; see `written`): "
                                   "columns q1.. beside the parts, and in the total")
+    p.add_argument("--shard", type=_shard_option, metavar="I/N",
+                   help="grade only the I-th of N deterministic shares of the class (1 <= I <= N), into this run's "
+                        "own --out; `grade-all merge SHARD_CSV... --out grades.csv` joins the shards")
     feedback_option(p)
     confinement_options(p)
+
+
+def _shard_option(text: str) -> batch_shard.Shard:
+    try:
+        return batch_shard.parse(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 # ---- finding submissions ---------------------------------------------------------------
@@ -201,8 +216,8 @@ def _notebooks(folder):
 def grader_key(args):
     """What a finished result depends on besides the notebook: the grader's code and options."""
     digest = hashlib.sha256()
-    for path in assignment.files(assignment.GRADE_INPUTS):
-        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for name, path in assignment.named_files(assignment.GRADE_INPUTS):
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     options = {"parts": sorted(args.part) if args.part else None, "budget": args.budget,
                "visibility": args.visibility, "feedback": getattr(args, "feedback", DEFAULT_FEEDBACK)}
     digest.update(json.dumps(options, sort_keys=True).encode())
@@ -235,8 +250,16 @@ def run(args):
     checks.mkdir(parents=True, exist_ok=True)
     subs = discover(source, args.assignment,
                     skip=[feedback, checks, csv_path, f"{stem}_plots", f"{stem}.log", f"{stem}_summary.txt",
-                          f"{stem}_summary.json"])
-    hand = _load_hand(args, subs)
+                          f"{stem}_summary.json", batch_shard.manifest_path(csv_path)])
+    everyone = [s.student for s in subs]  # the class, in discovery order (a shard keeps its share below)
+    shard = getattr(args, "shard", None)
+    if shard:
+        if args.lms:
+            print("grade-all: --lms writes the whole class's import file: give --roster and --lms to "
+                  "`grade-all merge`, not to a shard", file=sys.stderr)
+            return 2
+        subs = [s for s in subs if shard.holds(s.student)]
+    hand = _load_hand(args, subs, everyone)
     if hand is False:
         return 2
     previous = None if args.replace else _previous_rows(csv_path)
@@ -322,6 +345,8 @@ def run(args):
     if hand:  # after the merge: the hand scores reach kept students too
         ordered = _with_hand(ordered, hand)
     out.write_csv(ordered, csv_path)
+    if shard:
+        batch_shard.write_manifest(csv_path, shard, everyone)
     # From the results when they cover every part: collecting the suites here would cost ~2 s.
     part_max = tops if set(tops) == set(args.part or PARTS) else _part_max(args.part)
     part_max = {p: part_max[p] for p in PARTS if p in part_max}
@@ -333,11 +358,12 @@ def run(args):
     out.write_summary(summary, stem)
     print(text)
     print(f"\nwrote {csv_path}, {stem}_summary.txt, feedback in {feedback}/ "
-          f"({summary['seconds']:g} s)")
+          f"({summary['seconds']:g} s)" + (f"; shard {shard} of the class ({len(subs)} of {len(everyone)})"
+                                          if shard else ""))
     if change:
         print(change)
         log.write(change)
-    failed = _exports(args, ordered, csv_path, log, sum(part_max.values()))
+    failed = _exports(args, ordered, csv_path, log, sum(part_max.values()), [s.student for s in subs])
     log.write(f"done: {len(ordered)} rows in {summary['seconds']:g} s")
     return 1 if summary["statuses"].get(Row.GRADER_ERROR) or failed else 0
 
@@ -367,30 +393,45 @@ def _merge(previous, rows, name):
     return merged, line
 
 
-def _exports(args, rows, csv_path, log, points):
-    """The LMS files (--lms, --roster) and report.html, from the whole class; True if one failed."""
-    failed = False
-    if args.lms:
-        from . import lms
-        try:
-            for message in lms.export(rows, args.roster, args.lms, csv_path, args.lms_assignment, args.lms_missing,
-                                      points):
-                print(message)
-                log.write(message)
-        except lms.RosterError as err:
-            print(f"grade-all: {err}", file=sys.stderr)
-            failed = True
+def _exports(args, rows, csv_path, log, points, students):
+    """The LMS files (--lms, --roster), the written answers of ``students`` and report.html; True if one failed."""
+    failed = lms_exports(args, rows, csv_path, log, points)
     try:  # the written answers, per student, for the TAs (`python -m autograder written` renders them)
-        from .batch_summary import write_atomic
         from .written.command import collect, summary
         mine = [csv_path.parent / n for n in os.listdir(csv_path.parent) if n.startswith(csv_path.stem)]
-        _, written = collect(args.submissions, args.assignment, skip=mine)
-        path = csv_path.with_name(f"{csv_path.stem}_written.json")
-        write_atomic(path, json.dumps(summary(written), indent=1))
-        print(f"wrote {path} (the written answers; `make written SUBMISSIONS=...` makes the TAs' pages and PDFs)")
+        _, written = collect(args.submissions, args.assignment, skip=mine, students=students)
+        write_written(csv_path, summary(written))
     except Exception:  # noqa: BLE001 - the grades are written; `written` can extract the answers again
         log.write(f"could not extract the written answers:\n{traceback.format_exc()}")
         failed = True
+    return report(csv_path, log) or failed
+
+
+def lms_exports(args: argparse.Namespace, rows: list[dict], csv_path: Path, log: "Log", points: float) -> bool:
+    """The LMS import files when --lms is given; True if they could not be written (said why)."""
+    if not args.lms:
+        return False
+    from . import lms
+    try:
+        for message in lms.export(rows, args.roster, args.lms, csv_path, args.lms_assignment, args.lms_missing,
+                                  points):
+            print(message)
+            log.write(message)
+    except lms.RosterError as err:
+        print(f"grade-all: {err}", file=sys.stderr)
+        return True
+    return False
+
+
+def write_written(csv_path: Path, entries: list[dict]) -> None:
+    """``<stem>_written.json``: the written answers' extraction, one entry per student (written.command.summary)."""
+    path = csv_path.with_name(f"{csv_path.stem}_written.json")
+    out.write_atomic(path, json.dumps(entries, indent=1))
+    print(f"wrote {path} (the written answers; the `written` command makes the TAs' pages and PDFs)")
+
+
+def report(csv_path: Path, log: "Log") -> bool:
+    """report.html beside the CSV; True if it could not be written (logged, and how to make it again)."""
     try:
         from . import class_report
         print(f"wrote {class_report.write(csv_path)}")
@@ -398,8 +439,8 @@ def _exports(args, rows, csv_path, log, points):
         log.write(f"could not write the class report:\n{traceback.format_exc()}")
         print(f"grade-all: the class report could not be written (see {log.path}); "
               f"python -m autograder class-report {csv_path} makes it again", file=sys.stderr)
-        failed = True
-    return failed
+        return True
+    return False
 
 
 def _write_checks(sub, result, folder, log):
@@ -416,15 +457,19 @@ def _write_checks(sub, result, folder, log):
         log.write(f"could not write the checks of {sub.student}:\n{traceback.format_exc()}")
 
 
-def _load_hand(args, subs):
-    """{"scores": load_hand(...), "points": {q1: ..}} for --hand, None without it, False (reported) if unusable."""
+def _load_hand(args, subs, students=None):
+    """{"scores": load_hand(...), "points": {q1: ..}} for --hand, None without it, False (reported) if unusable.
+
+    ``students``: the ids hand.csv may name (default: those of ``subs``; a shard: the whole class).
+    """
     if not getattr(args, "hand", None):
         return None
     from .written.hand import HandScoreError, load_hand, question_points
 
     points = question_points()
     try:
-        return {"scores": load_hand(args.hand, [s.student for s in subs], points), "points": points}
+        known = students if students is not None else [s.student for s in subs]
+        return {"scores": load_hand(args.hand, known, points), "points": points}
     except HandScoreError as err:
         print(f"grade-all --hand: {err}", file=sys.stderr)
         return False

@@ -6,6 +6,10 @@
 
 The committed generated files: the student notebook (assignments/) and the student-CI template's
 parts.json (functions, points and public checks per part; solutions/release/student_ci.py).
+
+From an installed package (`week7-grader release`) the course goes to the working directory's build/,
+and the student notebook the package ships is checked against the sources (there is no checkout to
+update, and no student-CI template).
 """
 import argparse
 import os
@@ -17,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.engine.catalog import part_points
-from autograder.assignment import (COURSE, INSTRUCTOR_NOTEBOOK as SOURCE_NB, NAME as ASSIGNMENT, ROOT,
+from autograder.assignment import (COURSE, INSTALLED, INSTRUCTOR_NOTEBOOK as SOURCE_NB, NAME as ASSIGNMENT, ROOT,
                                    STUDENT_NOTEBOOK as STUDENT_NB, course_notebook)
 from solutions.release.build import SourceMismatch, build_source_notebook, drop_instructor_note, write
 from solutions.release.leaks import find_leaks
@@ -80,8 +84,9 @@ class Steps:
 
 
 def _show(path):
-    path = Path(path)
-    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    """A path as the instructor reads it: relative to the checkout (installed: to the current directory)."""
+    path, base = Path(path), Path.cwd() if INSTALLED else ROOT
+    return path.relative_to(base) if path.is_relative_to(base) else path
 
 
 def student_text(released):
@@ -94,13 +99,17 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
                         help="rewrite the committed generated files (student notebook, student-CI parts.json)")
     parser.add_argument("--source-only", action="store_true", help="only build the instructor notebook")
     args = parser.parse_args(argv)
+    if args.update and INSTALLED:
+        print("release --update rewrites the committed files of a checkout; this is an installed package "
+              f"({ROOT}): run it in the repository", file=sys.stderr)
+        return 2
     if args.source_only:
         try:
             write(build_source_notebook(part_points()), SOURCE_NB)
         except SourceMismatch as err:
             print(f"RELEASE BLOCKED: {err}", file=sys.stderr)
             return 1
-        print(f"instructor notebook: {SOURCE_NB.relative_to(ROOT)}")
+        print(f"instructor notebook: {_show(SOURCE_NB)}")
         return 0
     blocked = ""  # said once the progress bar is closed
     with Steps(["instructor notebook", "nbgrader generate_assignment", "leak check", "generated files"]) as step:
@@ -113,7 +122,9 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
                 blocked = "\n  ".join(["the student notebook would leak:", *problems])
             else:
                 step("generated files")
-                generated = {student_nb: student_text(released), ci_parts: parts_text(points, source)}
+                generated = {student_nb: student_text(released)}
+                if not INSTALLED:  # the student-CI template lives in the checkout only
+                    generated[ci_parts] = parts_text(points, source)
                 step.finish()
         except SourceMismatch as err:
             blocked = str(err)
@@ -138,7 +149,8 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
     print(f"  nbgrader course        {_show(course)}/ (nbgrader_config.py, gradebook.db)")
     print(f"  nbgrader release       {_show(course_notebook(course, 'release'))}")
     print(f"  student notebook       {_show(student_nb)} (committed; no solutions, no hidden tests)")
-    print(f"  student CI parts       {_show(ci_parts)} (committed; functions, points, public checks)")
+    if ci_parts in generated:
+        print(f"  student CI parts       {_show(ci_parts)} (committed; functions, points, public checks)")
     return 0
 
 

@@ -3,11 +3,13 @@
 Gradescope unzips it into /autograder/source, runs setup.sh once when it builds the
 image, then copies run_autograder to /autograder/run_autograder and runs it per
 submission (https://gradescope-autograders.readthedocs.io/en/latest/specs/). The zip
-holds: setup.sh, run_autograder, requirements.txt (every package pinned), the grader
+holds: setup.sh, run_autograder, requirements.txt (the slim lock requirements-grader.txt:
+every package the grader needs, pinned, and nothing of Jupyter's server stack), the grader
 (autograder/: engine, sandbox, hidden suites), the reference answers and the lab
 (solutions/reference, solutions/lab) that the suites compare with, and the course's
-secret files (SECRET_FILES) when they exist: they end up under /autograder/source, which
-the sandboxed worker never sees.
+secret files (SECRET_FILES, in the working directory's build/) when they exist: they end up
+under /autograder/source, which the sandboxed worker never sees. The same zip comes out of a
+checkout and of an installed package (the members are named by their checkout paths).
 
 The feedback level students get (--feedback, or FEEDBACK=... given to make) and the
 Gradescope visibility of the tests (--visibility, or VISIBILITY=...) are written into the
@@ -21,13 +23,14 @@ import sys
 import zipfile
 from pathlib import Path
 
-from ...assignment import BUILD, GRADER, NOTEBOOK_FILE, ROOT, files as grader_files
+from ...assignment import GRADER, GRADER_LOCK, NOTEBOOK_FILE, named_files, workdir
 from ...settings import FEEDBACK_LEVELS, VISIBILITIES, feedback_help, visibility_help
 
 HERE = Path(__file__).resolve().parent
-OUT = BUILD / "gradescope" / "autograder.zip"
+OUT = workdir() / "build" / "gradescope" / "autograder.zip"
 # What the grader imports at grading time (assignment.GRADER); nothing of the release tooling or the notebook source.
-# Per-course secrets (e.g. the key probes are drawn from): copied when present, at the same path.
+# Per-course secrets (e.g. the key probes are drawn from), relative to the working directory: copied when
+# present, at the same path (on Gradescope the source folder is the working directory).
 SECRET_FILES = ("build/secret.key",)
 FEEDBACK_LINE = re.compile(r"^FEEDBACK=\w+(?=\s)", re.MULTILINE)
 VISIBILITY_LINE = re.compile(r"^VISIBILITY=\w+(?=\s)", re.MULTILINE)
@@ -36,11 +39,11 @@ SKIP = re.compile(r"(^|/)(__pycache__|\.pytest_cache)(/|$)|\.pyc$"
 
 
 def torch_pin(requirements):
-    """The exact torch version pinned in requirements.txt; anything looser is refused."""
+    """The exact torch version pinned in the lock; anything looser is refused."""
     pins = [line.split("#")[0].strip() for line in requirements.splitlines()
             if re.match(r"\s*torch\b", line) and not re.match(r"\s*torch[\w-]", line)]
     if len(pins) != 1 or not re.fullmatch(r"torch==\d+(\.\d+)+", pins[0]):
-        raise SystemExit(f"requirements.txt must pin torch exactly once as torch==X.Y.Z, found {pins}")
+        raise SystemExit(f"{GRADER_LOCK.name} must pin torch exactly once as torch==X.Y.Z, found {pins}")
     return pins[0].split("==")[1]
 
 
@@ -79,20 +82,19 @@ def build(out=OUT, feedback=None, visibility=None):
     from ...settings import DEFAULT_FEEDBACK
     feedback = feedback or os.environ.get("FEEDBACK") or DEFAULT_FEEDBACK
     visibility = visibility or os.environ.get("VISIBILITY") or "visible"
-    requirements = (ROOT / "requirements.txt").read_text()
+    requirements = GRADER_LOCK.read_text()
     loose = loose_pins(requirements)
     if loose:
-        raise SystemExit(f"requirements.txt has unpinned lines: {loose}")
+        raise SystemExit(f"{GRADER_LOCK.name} has unpinned lines: {loose}")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    files = [p for p in grader_files(GRADER, suffix="") if not SKIP.search(p.relative_to(ROOT).as_posix())]
-    files += [ROOT / f for f in SECRET_FILES if (ROOT / f).is_file()]
+    files = [(name, path) for name, path in named_files(GRADER, suffix="") if not SKIP.search(name)]
+    files += [(f, workdir() / f) for f in SECRET_FILES if (workdir() / f).is_file()]
     with zipfile.ZipFile(out, "w") as archive:
         _add(archive, "setup.sh", setup_script(requirements), executable=True)
         _add(archive, "run_autograder", run_autograder(feedback, visibility), executable=True)
         _add(archive, "requirements.txt", requirements)
-        for path in files:
-            name = path.relative_to(ROOT).as_posix()
+        for name, path in files:
             _add(archive, name, path.read_bytes())
     return out
 
@@ -105,7 +107,8 @@ def archive_text(path, name):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.build", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--out", default=str(OUT), help="the zip to write (default: build/gradescope/autograder.zip "
+                        "in the working directory)")
     parser.add_argument("--feedback", default=None, choices=FEEDBACK_LEVELS,
                         help=feedback_help() + "; unset: $FEEDBACK, else the default")
     parser.add_argument("--visibility", default=None, choices=VISIBILITIES,
@@ -115,7 +118,8 @@ def main(argv=None):
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
     suites = sum(n.startswith("autograder/suites/test_") for n in names)
-    print(f"{out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: {len(names)} files, "
+    shown = out.resolve()
+    print(f"{shown.relative_to(Path.cwd()) if shown.is_relative_to(Path.cwd()) else shown}: {len(names)} files, "
           f"{suites} hidden suites, {out.stat().st_size / 1024:.0f} KiB")
     print("  upload it as the autograder of a Gradescope programming assignment (Ubuntu base image);")
     print(f"  students upload one notebook, {NOTEBOOK_FILE}")

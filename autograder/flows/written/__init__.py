@@ -5,7 +5,7 @@
   extract.py  read a submission (engine/submission_file.py), find the three answers and the student's
               experiment cells with their saved outputs and plots; no student code is executed
   render.py   HTML through Jinja templates (templates/) and nbconvert's Markdown filter, sanitised
-              with bleach, math by a local MathJax (Debian's libjs-mathjax), PDF by headless Chromium
+              with nh3, math by a local MathJax (Debian's libjs-mathjax), PDF by headless Chromium
   hand.py     hand scores: the CSV student,q1,q2,q3,comment; load_hand, merge_hand (grade-all --hand)
   command.py  the `written` subcommand
 

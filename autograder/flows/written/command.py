@@ -31,8 +31,9 @@ def register(subparsers):
     p.add_argument("--no-pdf", action="store_true", help="HTML pages only (no Chromium needed)")
 
 
-def collect(folder, assignment=NAME, skip=()):
-    """[Written] of every submission under ``folder`` (grade-all's discovery), sorted by student."""
+def collect(folder, assignment=NAME, skip=(), students=None):
+    """[Written] of every submission under ``folder`` (grade-all's discovery), sorted by student;
+    only those of ``students`` when given (a grade-all shard's share)."""
     from pathlib import Path
 
     from ..batch import discover
@@ -41,7 +42,10 @@ def collect(folder, assignment=NAME, skip=()):
     qs, given, out = questions(), released_code(), []
     folder = Path(folder).resolve()
     base = folder / "submitted" if (folder / "submitted").is_dir() else folder
+    wanted = None if students is None else set(students)
     for sub in discover(folder, assignment, skip=skip):
+        if wanted is not None and sub.student not in wanted:
+            continue
         if sub.notebook is None:
             out.append(Written(sub.student, "", sub.status, sub.detail, {q.key: Answer(q) for q in qs}))
             continue

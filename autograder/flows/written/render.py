@@ -4,10 +4,11 @@
   ``IPythonRenderer``: what Jupyter's HTML export uses), math left as ``$...$`` for MathJax;
   code is highlighted by Pygments. Pages come from the Jinja templates in ``templates/``
   (autoescaped: every string a student controls is escaped unless it went through the sanitiser).
-* **Student text is untrusted.** The rendered Markdown goes through bleach (nbconvert's own
-  sanitiser library) with an allow-list of tags and attributes: no script, style, iframe, form
-  or event handler survives, links keep http/https/mailto only, images only ``data:image/png``
-  or ``data:image/jpeg``. Each page also carries a Content-Security-Policy meta tag: scripts only
+* **Student text is untrusted.** The rendered Markdown goes through nh3 (bindings to the Rust
+  sanitiser ammonia; bleach, which nbconvert still uses, is deprecated) with an allow-list of
+  tags and attributes: no script, style, iframe, form or event handler survives (script and
+  style lose their content too), links keep http/https/mailto only, images only
+  ``data:image/png`` or ``data:image/jpeg``. Each page also carries a Content-Security-Policy meta tag: scripts only
   from ``file:`` (the local MathJax and its configuration), images only embedded, nothing from
   the network. MathJax runs with its Safe extension.
 * **Math** is typeset by MathJax 2 from Debian's ``libjs-mathjax`` (``/usr/share/javascript/mathjax``),
@@ -67,12 +68,27 @@ def _attribute(tag, name, value):
     return False
 
 
-def sanitize(html):
-    """HTML rendered from a student's Markdown, with everything but the allow-list removed."""
-    import bleach
+# Every attribute _attribute may keep, per tag ("*": any tag); nh3 asks _attribute about each one it finds.
+CANDIDATE_ATTRIBUTES = {"*": {"title", "alt"}, "a": {"href"}, "img": {"src"}, "td": {"align", "colspan", "rowspan"},
+                        "th": {"align", "colspan", "rowspan"}, "ol": {"start"}, "span": {"class"}, "div": {"class"},
+                        "code": {"class"}, "pre": {"class"}}
 
-    return bleach.clean(html, tags=ALLOWED_TAGS, attributes=_attribute, protocols=["http", "https", "mailto", "data"],
-                        strip=True, strip_comments=True)
+
+def _keep(tag, name, value):
+    """nh3's attribute filter: the value when _attribute admits it, None to drop the attribute."""
+    return value if _attribute(tag, name, value) else None
+
+
+def sanitize(html):
+    """HTML rendered from a student's Markdown, with everything but the allow-list removed.
+
+    A tag off the list is dropped and its text kept; script and style go with their content.
+    """
+    import nh3
+
+    return nh3.clean(html, tags=ALLOWED_TAGS, clean_content_tags={"script", "style"},
+                     attributes=CANDIDATE_ATTRIBUTES, attribute_filter=_keep,
+                     url_schemes={"http", "https", "mailto", "data"}, strip_comments=True, link_rel=None)
 
 
 def markdown_html(text, attachments=None):

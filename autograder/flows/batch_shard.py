@@ -1,0 +1,98 @@
+"""`grade-all --shard I/N`: one deterministic share of a class, for a job array (Slurm, Kubernetes, a CI matrix).
+
+Every shard discovers the whole class exactly as a plain run does (same student ids, the "~2"
+suffixes included), then keeps the students whose id hashes to it: sha256 of the id as the CSV
+writes it, modulo N. The share depends on the student alone, not on who else handed in, so a
+shard rerun after a late submission keeps its students and no student lands in two shards; with
+a few hundred students the shares differ by a few percent.
+
+Beside its CSV a shard writes ``<stem>_shard.json``: which shard it was, the whole class in
+discovery order, which `grade-all merge` (batch_merge.py) uses to check that the shards fit
+together and to write the rows in the order a plain run writes them, and a fingerprint of the
+grader's secret: shards that drew their probes from different secrets (jobs on machines that do
+not share the working directory, each making a secret of its own) are refused at the merge.
+"""
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import batch_summary as out
+
+MANIFEST_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # 1..count
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def holds(self, student: str) -> bool:
+        """True when ``student`` (a discovered id) is graded by this shard."""
+        return shard_of(student, self.count) == self.index
+
+
+def shard_of(student: str, count: int) -> int:
+    """The shard (1..count) a student id belongs to."""
+    digest = hashlib.sha256(out.student_key(student).encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def parse(text: str) -> Shard:
+    """``"I/N"`` -> Shard; ValueError with a message for argparse otherwise."""
+    found = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
+    if not found:
+        raise ValueError(f"--shard takes I/N (this job's number I of N shards, 1 <= I <= N), not {text!r}")
+    index, count = int(found.group(1)), int(found.group(2))
+    if not 1 <= index <= count:
+        raise ValueError(f"--shard {text}: I must be between 1 and N (job arrays counting from 0: pass I+1)")
+    return Shard(index, count)
+
+
+def manifest_path(csv_path: str | Path) -> Path:
+    csv_path = Path(csv_path)
+    return csv_path.with_name(f"{csv_path.stem}_shard.json")
+
+
+def secret_fingerprint() -> str | None:
+    """A short hash of the grader's secret (never the secret), or None when there is none yet.
+
+    Read after the shard's grading is done, without creating the file: the grading processes
+    create it if needed, and a grading process must never hold it before its template is forked.
+    """
+    from ..engine import secret
+
+    try:
+        data = secret.path().read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(b"week7 shard manifest\0" + data).hexdigest()[:16]
+
+
+def write_manifest(csv_path: Path, shard: Shard, students: Iterable[str]) -> None:
+    """``<stem>_shard.json``: this shard, every student of the class in discovery order, the secret's fingerprint."""
+    data = {"version": MANIFEST_VERSION, "shard": [shard.index, shard.count], "class": list(students),
+            "secret": secret_fingerprint()}
+    out.write_atomic(manifest_path(csv_path), json.dumps(data, indent=1) + "\n")  # ids may hold surrogates: \u escapes
+
+
+def read_manifest(csv_path: Path) -> tuple[Shard, list[str], str | None]:
+    """(Shard, [students of the class], secret fingerprint) of a shard's CSV; ValueError saying why it cannot
+    be merged."""
+    path = manifest_path(csv_path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        index, count = data["shard"]
+        students = data["class"]
+        if data.get("version") != MANIFEST_VERSION or not all(isinstance(s, str) for s in students):
+            raise ValueError("unknown format")
+        return Shard(int(index), int(count)), students, data.get("secret")
+    except FileNotFoundError:
+        raise ValueError(f"{path} is missing: was {csv_path} written by `grade-all --shard I/N`?") from None
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{path} is not a shard manifest ({err})") from None
