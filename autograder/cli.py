@@ -13,30 +13,33 @@ import sys
 import traceback
 from pathlib import Path
 
-from .assignment import PART_IDS as PARTS, WORKDIR_VARIABLE, workdir
-from .settings import CONFINEMENTS, DEFAULT_FEEDBACK, DEFAULT_VISIBILITY, FEEDBACK_LEVELS, VISIBILITIES, feedback_help, visibility_help
+from .assignment import WORKDIR_VARIABLE, workdir
+from .settings import SettingsError, add_options, describe, resolve
 
 
 def _grade(args):
     from .sandbox.confinement import ConfinementUnavailable, probe
+    try:
+        settings = resolve(args, workdir())
+    except SettingsError as why:
+        print(f"grade: {why}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
     try:  # first, and before PyTorch loads: where no worker can be confined (or not on Linux), nothing is graded
-        probe(args.confinement, args.unsafe_no_sandbox)
+        probe(settings.confinement, settings.unsafe_no_sandbox)
     except ConfinementUnavailable as why:
         print(f"grade: {why}", file=sys.stderr)
         return EXIT_NO_SANDBOX
     from .engine import report as rep
     from .engine.grader import Grader
     from .engine.safe_text import text
-    from .engine.supervisor import Limits
 
     # A grader fault is never a student's grade: whatever goes wrong on our side, no score is written (a
     # results.json left by an earlier run is removed, so nobody takes it for this one) and the exit code says so.
     _remove(args.out)
     try:
-        with Grader(Limits(submission_seconds=args.budget), args.feedback, confinement=args.confinement,
-                    unsafe=args.unsafe_no_sandbox) as grader:
+        with Grader(settings) as grader:
             print(grader.confinement.line(), file=sys.stderr)
-            result = grader.grade(args.notebook, args.part or None, hide=args.hide)
+            result = grader.grade(args.notebook, hide=args.hide)
         faults = result.grader_faults()
         if faults:
             for r in faults:
@@ -68,6 +71,7 @@ def _grade(args):
 
 
 EXIT_NO_SANDBOX = 2  # nothing can confine a worker here (or not as asked): nothing was graded
+EXIT_BAD_SETTINGS = 2  # a setting (file or option) that cannot be: said, nothing graded
 EXIT_GRADER_FAULT = 3  # the grader failed (a worker could not be started, a check broke): no score written
 
 
@@ -79,24 +83,15 @@ def _remove(path):
             pass
 
 
-def feedback_option(parser):
-    """--feedback: what students are shown (autograder/settings.py)."""
-    parser.add_argument("--feedback", default=DEFAULT_FEEDBACK, choices=FEEDBACK_LEVELS, help=feedback_help())
-
-
-def visibility_option(parser):
-    """--visibility: when students see each test on Gradescope (autograder/settings.py)."""
-    parser.add_argument("--visibility", default=DEFAULT_VISIBILITY, choices=VISIBILITIES, help=visibility_help())
-
-
-def confinement_options(parser):
-    """--confinement and the opt-in to grade unconfined (autograder/sandbox/confinement.py)."""
-    parser.add_argument("--confinement", default="auto", choices=("auto", *CONFINEMENTS),
-                        help="how workers are confined: auto (default) takes the strongest this machine allows; "
-                             "name one to insist on it (grading stops if it cannot be built)")
-    parser.add_argument("--unsafe-no-sandbox", action="store_true",
-                        help="where no confinement can be built, run student code UNCONFINED: only for notebooks "
-                             "you trust (your own), never for students'")
+def settings_command(args):
+    """`settings`: every setting with its value in force (defaults, the settings file, the options) and help."""
+    try:
+        settings = resolve(args, workdir())
+    except SettingsError as why:
+        print(f"settings: {why}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
+    print(describe(settings))
+    return 0
 
 
 def safe_streams():
@@ -169,14 +164,14 @@ def main(argv=None):
     grade.set_defaults(handler=_grade)
     grade.add_argument("notebook")
     grade.add_argument("--out", default="results.json", help="results.json path ('-' for stdout)")
-    grade.add_argument("--part", action="append", choices=PARTS, help="grade only this part (repeatable)")
     grade.add_argument("--junit-xml", help="also write JUnit XML here, for any CI")
-    visibility_option(grade)
-    grade.add_argument("--budget", type=float, default=300.0, help="seconds for the whole submission")
     grade.add_argument("--hide", action="append", default=[], help="extra directory the worker must not see")
     grade.add_argument("--debug", action="store_true", help="print internal tracebacks (instructors only)")
-    feedback_option(grade)
-    confinement_options(grade)
+    add_options(grade)
+    shown = commands.add_parser("settings", help="print every setting in force, with its help (the file's and "
+                                                 "the options' values included)")
+    shown.set_defaults(handler=settings_command)
+    add_options(shown)
     for name in FLOW_COMMANDS:
         importlib.import_module(f"autograder.flows.{name}").register(commands)
     for name, (_, help_text) in PASSED_ON.items():  # listed in --help; never parsed here (see above)

@@ -1,8 +1,30 @@
-"""The settings every flow shares, each declared once with its help text (standard library only).
+"""Every grading setting, declared once with its type, default and help: one typed record from each entry point
+to the worker (standard library only: parsing a command line must not import PyTorch).
 
-Parsing a command line must not import PyTorch (the batch parent never does), so these live
-here rather than beside the code that applies them (engine/plugin.py, engine/report.py).
+    Settings                 what a flow grades with: feedback, visibility, confinement, parts, and
+      .limits  Limits        what one submission may use (the worker gets them as sandbox/config.py's WorkerConfig)
+
+Where they come from, later ones winning: the defaults below; a TOML file beside the course
+(``week7-grader.toml`` in the working directory, or ``--config FILE``); the command line (every
+field is an option: ``--feedback``, ``--call-seconds`` ...); for the nbgrader flow, nbgrader_config.py
+(``c.SandboxGrading.<field>``, the same names); for Gradescope, the zip carries the file as data.
+
+    # week7-grader.toml
+    feedback = "values"
+    visibility = "after_published"
+    [limits]
+    submission_seconds = 600
+
+``python -m autograder settings`` prints the whole surface with the values in force.
 """
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
 
 # What students are shown, least to most (--feedback): each level adds to the one before.
 FEEDBACK_HELP = {
@@ -25,15 +47,214 @@ VISIBILITY_HELP = {
 VISIBILITIES = tuple(VISIBILITY_HELP)
 DEFAULT_VISIBILITY = "visible"
 
+# How workers are confined (autograder/sandbox/confinement.py probes what the machine allows).
+CONFINEMENTS = ("namespaces", "user-namespace", "landlock", "none")
+CONFIG_FILE = "week7-grader.toml"
 
-def feedback_help():
+
+def setting(default: Any, help: str, choices: tuple | None = None, option: str | None = None) -> Any:  # noqa: A002
+    """A dataclass field carrying its help text (and choices, and the option's name where it differs)."""
+    return field(default=default, metadata={"help": help, "choices": choices, "option": option})
+
+
+def feedback_help() -> str:
     return "what students see: " + "; ".join(f"{k}: {v}" for k, v in FEEDBACK_HELP.items()) + \
         f" (default {DEFAULT_FEEDBACK})"
 
 
-def visibility_help():
+def visibility_help() -> str:
     return "when students see the tests: " + "; ".join(f"{k}: {v}" for k, v in VISIBILITY_HELP.items()) + \
         f" (default {DEFAULT_VISIBILITY})"
 
-# How workers are confined (--confinement; autograder/sandbox/confinement.py probes what the machine allows).
-CONFINEMENTS = ("namespaces", "user-namespace", "landlock", "none")
+
+@dataclass(frozen=True)
+class Limits:
+    """What one submission may use. Enforced from outside the worker (engine/supervisor.py, sandbox/)."""
+    call_seconds: float = setting(10.0, "seconds for one call of a graded function (its model requests included)")
+    cell_seconds: float = setting(30.0, "seconds for one notebook cell at start-up")
+    submission_seconds: float = setting(300.0, "seconds for everything of one submission", option="budget")
+    memory_mib: int = setting(4096, "MiB of memory for the worker's whole tree (and each process's address space)")
+    reply_mib: int = setting(64, "MiB of the largest reply the grader reads")
+    file_mib: int = setting(64, "MiB of the largest file the worker may write")
+    disk_mib: int = setting(256, "MiB of the worker's scratch space")
+    processes: int = setting(256, "processes and threads of the worker's tree")
+    max_restarts: int = setting(12, "workers one submission may use up (a crashed or hung one is replaced)")
+    arena_mib: int = setting(16, "MiB of shared memory for one call's tensor arguments")
+    model_seconds: float = setting(20.0, "seconds of the grader's own CPU running lab models for one submission")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a flow grades with. Frozen: a flow builds one, every grade of it reads the same."""
+    feedback: str = setting(DEFAULT_FEEDBACK, feedback_help(), FEEDBACK_LEVELS)
+    visibility: str = setting(DEFAULT_VISIBILITY, visibility_help(), VISIBILITIES)
+    confinement: str = setting("auto", "how workers are confined: auto (default) takes the strongest this machine "
+                                       "allows; name one to insist on it (grading stops if it cannot be built)",
+                               ("auto", *CONFINEMENTS))
+    unsafe_no_sandbox: bool = setting(False, "where no confinement can be built, run student code UNCONFINED: only "
+                                             "for notebooks you trust (your own), never for students'")
+    parts: tuple[str, ...] = setting((), "grade only these parts (all when empty)")
+    limits: Limits = setting(Limits(), "what one submission may use")
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            choices = f.metadata.get("choices")
+            if choices and getattr(self, f.name) not in choices:
+                raise SettingsError(f"{f.name} = {getattr(self, f.name)!r}: one of {', '.join(choices)}")
+        from .assignment import PART_IDS
+        unknown = [p for p in self.parts if p not in PART_IDS]
+        if unknown:
+            raise SettingsError(f"parts: no part {', '.join(unknown)}; the parts are {', '.join(PART_IDS)}")
+
+    # ---- as data -------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["parts"] = list(self.parts)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "settings") -> Settings:
+        """Strict: an unknown key, a wrong type or value is a SettingsError naming it (and ``where``)."""
+        return _build(cls, data, where)
+
+    def to_toml(self) -> str:
+        """The file form (what the Gradescope zip carries): top-level settings, then [limits]."""
+        lines, limits = [], []
+        for f in fields(self):
+            if f.name != "limits":
+                lines.append(f"{f.name} = {_toml(getattr(self, f.name))}")
+        for f in fields(Limits):
+            limits.append(f"{f.name} = {_toml(getattr(self.limits, f.name))}")
+        return "\n".join([*lines, "", "[limits]", *limits]) + "\n"
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Settings:
+        try:
+            with open(path, "rb") as handle:
+                data = tomllib.load(handle)
+        except (OSError, tomllib.TOMLDecodeError) as err:
+            raise SettingsError(f"{path}: {err}") from None
+        return cls.from_dict(data, str(path))
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` (limits' fields by name too: ``replace(call_seconds=5)``)."""
+        mine = {k: v for k, v in changes.items() if k in {f.name for f in fields(self)}}
+        theirs = {k: v for k, v in changes.items() if k not in mine}
+        if theirs:
+            mine["limits"] = dataclasses.replace(mine.get("limits", self.limits), **theirs)
+        return dataclasses.replace(self, **mine)
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be: the message names it, where it came from and what it may be."""
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return repr(value)
+
+
+def _build(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise SettingsError(f"{where}: expected a table of settings")
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise SettingsError(f"{where}: unknown setting {', '.join(unknown)}; the settings are "
+                            f"{', '.join(known)}")
+    values: dict[str, Any] = {}
+    for name, value in data.items():
+        kind = known[name].type
+        if name == "limits":
+            values[name] = _build(Limits, value, f"{where} [limits]")
+        elif kind in ("bool",) and isinstance(value, bool):
+            values[name] = value
+        elif kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+            values[name] = value
+        elif kind == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            values[name] = float(value)
+        elif kind == "str" and isinstance(value, str):
+            values[name] = value
+        elif kind.startswith("tuple") and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            values[name] = tuple(value)
+        else:
+            raise SettingsError(f"{where}: {name} = {value!r} is not a {kind}")
+    try:
+        return cls(**values)
+    except SettingsError as err:
+        raise SettingsError(f"{where}: {err}") from None
+
+
+# ---- the command line ----------------------------------------------------------------------------------
+def _option(f: dataclasses.Field) -> str:
+    return "--" + (f.metadata.get("option") or f.name).replace("_", "-")
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """Every setting as an option, defaulting to "not given" (so that a file's value stands unless overridden)."""
+    group = parser.add_argument_group("settings (also from week7-grader.toml beside the course, or --config FILE)")
+    group.add_argument("--config", metavar="FILE", help=f"a settings file (default: {CONFIG_FILE} in the working "
+                                                        "directory, when there is one)")
+    for f in [*fields(Settings), *fields(Limits)]:
+        if f.name == "limits":
+            continue
+        default = Limits() if f in fields(Limits) else Settings()
+        shown = getattr(default, f.name)
+        helptext = f"{f.metadata['help']} (default {shown!r})"
+        if f.type == "bool":
+            group.add_argument(_option(f), dest=f.name, action="store_const", const=True, default=None, help=helptext)
+        elif f.name == "parts":
+            from .assignment import PART_IDS
+            group.add_argument("--part", dest="parts", action="append", choices=PART_IDS, default=None,
+                               help="grade only this part (repeatable)")
+        else:
+            kind = {"int": int, "float": float}.get(f.type, str)
+            group.add_argument(_option(f), dest=f.name, type=kind, default=None, choices=f.metadata.get("choices"),
+                               help=helptext)
+
+
+def from_args(args: argparse.Namespace, workdir: Path | None = None) -> Settings:
+    """The defaults, then the settings file (``--config``, or week7-grader.toml in ``workdir``), then the options
+    given on the command line. SettingsError for anything that cannot be."""
+    config = getattr(args, "config", None)
+    path = Path(config) if config else (Path(workdir) / CONFIG_FILE if workdir else None)
+    settings = Settings.from_file(path) if path is not None and (config or path.is_file()) else Settings()
+    given = {f.name: getattr(args, f.name) for f in [*fields(Settings), *fields(Limits)]
+             if f.name != "limits" and getattr(args, f.name, None) is not None}
+    if "parts" in given:
+        given["parts"] = tuple(given["parts"])
+    try:
+        return settings.replace(**given)
+    except SettingsError:
+        raise
+    except (TypeError, ValueError) as err:
+        raise SettingsError(str(err)) from None
+
+
+def describe(settings: Settings) -> str:
+    """The whole surface, one line a setting: name = value  # help."""
+    lines = []
+    for f in fields(Settings):
+        if f.name != "limits":
+            lines.append(f"{f.name} = {_toml(getattr(settings, f.name))}  # {f.metadata['help']}")
+    lines.append("[limits]")
+    for f in fields(Limits):
+        lines.append(f"{f.name} = {_toml(getattr(settings.limits, f.name))}  # {f.metadata['help']}")
+    return "\n".join(lines)
+
+
+def resolve(args: argparse.Namespace, workdir: Path | None = None) -> Settings:
+    """from_args, then the resolved values written back onto ``args`` under the names the flows read
+    (feedback, visibility, confinement, unsafe_no_sandbox, part, budget): the Settings is the one source."""
+    settings = from_args(args, workdir)
+    args.settings = settings
+    for name in ("feedback", "visibility", "confinement", "unsafe_no_sandbox"):
+        setattr(args, name, getattr(settings, name))
+    args.part = list(settings.parts) or None
+    args.budget = settings.limits.submission_seconds
+    return settings

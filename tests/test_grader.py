@@ -106,8 +106,9 @@ def test_grading_outside_the_block_is_refused(fake):
 
 
 def test_an_unknown_feedback_level_is_refused_before_anything_starts(fake):
-    with pytest.raises(ValueError, match="feedback level"):
-        Grader(feedback="everything")
+    from autograder.settings import Settings, SettingsError
+    with pytest.raises(SettingsError, match="feedback"):
+        Grader(Settings(feedback="everything"))
     assert EVENTS == []
 
 

@@ -317,6 +317,7 @@ PLAN = {
     "make test": dry("the package's own tests, this file among them (it would run itself); CI runs it as "
                      ".ci/run in its own fresh clone"),
     "make install": run(installed),
+    ".venv/bin/python -m autograder settings": run(has('feedback = "hints"', "[limits]", "call_seconds = 10.0")),
     ".venv/bin/python -m autograder.sandbox.steps": run(has("namespaces: keeper", "user namespace: keeper",
                                                          "landlock: keeper", "none: keeper")),
     "make install-pdf": run(lambda clone, out: shutil.which("chromium") or pytest.fail("no chromium")),

@@ -1,4 +1,4 @@
-"""The one way a flow grades notebooks: ``with Grader(limits, feedback) as g: report = g.grade(path)``.
+"""The one way a flow grades notebooks: ``with Grader(settings) as g: report = g.grade(path)``.
 
 The Grader owns the worker template (engine/template.py) and the order its safety rests on:
 
@@ -23,21 +23,18 @@ from collections.abc import Iterable
 
 from ..sandbox.confinement import Confinement, probe
 from .grade import GradeReport, grade_notebook
-from .plugin import DEFAULT_FEEDBACK, FEEDBACK_LEVELS
-from .supervisor import Limits
+from ..settings import Limits, Settings
 from .template import Template
 
 
 class Grader:
-    def __init__(self, limits: Limits | None = None, feedback: str = DEFAULT_FEEDBACK, slot: int = 0,
-                 hide: Iterable[str | os.PathLike] = (), confinement: str = "auto", unsafe: bool = False) -> None:
-        if feedback not in FEEDBACK_LEVELS:  # said now, not after the class has been graded
-            raise ValueError(f"feedback level {feedback!r} is not one of {', '.join(FEEDBACK_LEVELS)}")
-        self.limits = limits or Limits()
-        self.feedback = feedback  # what students are shown: the level every report of this flow renders
+    def __init__(self, settings: Settings | None = None, slot: int = 0,
+                 hide: Iterable[str | os.PathLike] = ()) -> None:
+        self.settings = settings or Settings()  # autograder/settings.py: the one record every flow grades with
+        self.limits: Limits = self.settings.limits
+        self.feedback = self.settings.feedback  # what students are shown: the level every report of this flow renders
         self.slot = slot  # which of grade-all's grading processes this is (Template(slot=k))
         self.hide = tuple(str(h) for h in hide)  # folders no worker may see, for every grade
-        self.ask, self.unsafe = confinement, unsafe  # sandbox/confinement.py: "auto" takes the strongest mode
         self.confinement: Confinement | None = None
         self.template: Template | None = None
 
@@ -45,7 +42,7 @@ class Grader:
         """Probe the confinement and start the template now (entering the block does): before the flow reads
         any grade data. ConfinementUnavailable when no worker can be confined here: nothing is graded."""
         if self.template is None:
-            self.confinement = probe(self.ask, self.unsafe)
+            self.confinement = probe(self.settings.confinement, self.settings.unsafe_no_sandbox)
             self.template = Template(self.confinement, slot=self.slot)
         return self
 
@@ -58,6 +55,7 @@ class Grader:
         if not self.template.alive():  # a dead or stuck template would fail every check as a grader error
             self.template.close()
             self.template = Template(self.confinement, slot=self.slot)
+        parts = parts if parts is not None else (self.settings.parts or None)
         return grade_notebook(path, self.template, parts, self.limits, hide=[*self.hide, *map(str, hide)])
 
     def close(self) -> None:

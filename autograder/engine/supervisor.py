@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..assignment import private
+from ..settings import Limits
 from ..sandbox import protocol, wire
 from ..sandbox.config import WorkerConfig
 from ..sandbox.confinement import Mode, python_trees
@@ -39,21 +40,6 @@ from .student import GraderFault, SubmissionFault, WorkerLost
 CELL_OUTPUT = 20_000  # characters of one cell's printed output kept for the reports
 OUTPUT_BUDGET = 1_000_000  # ... and of the whole notebook's
 START_SECONDS = 120.0  # a fresh worker's first message (confinement and start-up; no student code yet)
-
-
-@dataclass
-class Limits:
-    call_seconds: float = 10.0  # one call of a graded function (its model requests included)
-    cell_seconds: float = 30.0  # one notebook cell at start-up
-    submission_seconds: float = 300.0  # everything for one submission
-    memory_mib: int = 4096  # address space of the worker (PyTorch alone maps ~1.5 GiB)
-    reply_mib: int = 64  # largest reply the grader will read
-    file_mib: int = 64  # largest file the worker may write
-    disk_mib: int = 256  # its private /tmp
-    processes: int = 256  # processes and threads of its uid
-    max_restarts: int = 12  # workers one submission may use up
-    arena_mib: int = 16  # shared memory for one call's tensor arguments
-    model_seconds: float = 20.0  # the grader's own CPU time running lab models for one submission's forward passes
 
 
 @dataclass

@@ -39,7 +39,7 @@ from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS
 from ..engine import submission_file
 from ..engine.submission_file import SubmissionStatus as Row
-from ..cli import confinement_options, feedback_option, visibility_option
+from ..settings import Settings, SettingsError, add_options, resolve
 from ..settings import DEFAULT_FEEDBACK
 from ..engine.safe_text import redact, text as safe_line
 from . import batch_shard, batch_summary as out
@@ -55,11 +55,8 @@ def register(subparsers):
     p.add_argument("submissions", help="folder of submissions (or an nbgrader course with submitted/)")
     p.add_argument("--out", default="grades.csv", help="CSV to write; feedback goes to <stem>_feedback/")
     p.add_argument("--jobs", type=int, default=1, help="grading processes, each with its own sandbox slot")
-    p.add_argument("--part", action="append", choices=PARTS, help="grade only this part (repeatable)")
     p.add_argument("--assignment", default=NAME,
                    help="nbgrader assignment folder to prefer inside a student's folder")
-    p.add_argument("--budget", type=float, default=300.0, help="seconds for each submission")
-    visibility_option(p)
     p.add_argument("--regrade", action="store_true", help="ignore finished results and grade everything again")
     p.add_argument("--replace", action="store_true",
                    help="rewrite --out with only the students found now (default: merge into an existing --out, "
@@ -80,8 +77,7 @@ def register(subparsers):
     p.add_argument("--shard", type=_shard_option, metavar="I/N",
                    help="grade only the I-th of N deterministic shares of the class (1 <= I <= N), into this run's "
                         "own --out; `grade-all merge SHARD_CSV... --out grades.csv` joins the shards")
-    feedback_option(p)
-    confinement_options(p)
+    add_options(p)
 
 
 def _shard_option(text: str) -> batch_shard.Shard:
@@ -218,8 +214,12 @@ def grader_key(args):
     digest = hashlib.sha256()
     for name, path in assignment.named_files(assignment.GRADE_INPUTS):
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    options = {"parts": sorted(args.part) if args.part else None, "budget": args.budget,
-               "visibility": args.visibility, "feedback": getattr(args, "feedback", DEFAULT_FEEDBACK)}
+    settings = getattr(args, "settings", None) or Settings(
+        feedback=getattr(args, "feedback", DEFAULT_FEEDBACK), visibility=args.visibility,
+        parts=tuple(args.part or ())).replace(submission_seconds=args.budget)
+    # Everything that changes a grade: not how the worker was confined (every mode grades alike).
+    options = {k: v for k, v in settings.to_dict().items() if k not in ("confinement", "unsafe_no_sandbox")}
+    options["parts"] = sorted(options["parts"]) or None
     digest.update(json.dumps(options, sort_keys=True).encode())
     return digest.hexdigest()[:20]
 
@@ -232,7 +232,12 @@ def run(args):
     # How workers will be confined, said before anything is read or graded; where none can be built, nothing is.
     from ..sandbox.confinement import ConfinementUnavailable, probe
     try:
-        confinement = probe(args.confinement, args.unsafe_no_sandbox)
+        settings = resolve(args, assignment.workdir())
+    except SettingsError as why:
+        print(f"grade-all: {why}", file=sys.stderr)
+        return 2
+    try:
+        confinement = probe(settings.confinement, settings.unsafe_no_sandbox)
     except ConfinementUnavailable as why:
         print(f"grade-all: {why}", file=sys.stderr)
         return 2
@@ -309,9 +314,8 @@ def run(args):
         _write_problems(problems, rows, feedback, args, log, checks)
         bar.update(len(problems))
     hide = [str(source), str(feedback), str(checks)] + ([str(csv_path.parent)] if _hideable(csv_path.parent) else [])
-    options = {"parts": args.part or None, "budget": args.budget, "visibility": args.visibility,
-               "hide": hide, "debug": args.debug, "feedback": args.feedback, "confinement": args.confinement,
-               "unsafe": args.unsafe_no_sandbox}
+    options = {"parts": args.part or None, "visibility": args.visibility, "hide": hide, "debug": args.debug,
+               "settings": settings.to_dict()}
     work = sorted(tasks.values(), key=lambda t: t["id"])
     tops = {}  # part -> its points, as the grading processes report them
     if work:

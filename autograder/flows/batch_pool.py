@@ -16,7 +16,6 @@ from multiprocessing.connection import wait
 
 import psutil
 
-from ..settings import DEFAULT_FEEDBACK
 
 # Replaced by the batch parent with each student's own name in feedback.txt (identical
 # notebooks of several students are graded once; the table must not name one of them).
@@ -38,15 +37,13 @@ def serve(slot, conn, options):
     os.environ["OMP_NUM_THREADS"] = "1"
     from ..engine.catalog import catalog
     from ..engine.grader import Grader
-    from ..engine.supervisor import Limits
+    from ..settings import Settings
     import torch
 
     torch.set_num_threads(1)
 
     try:
-        with Grader(Limits(submission_seconds=options["budget"]), options.get("feedback") or DEFAULT_FEEDBACK,
-                    slot=slot, confinement=options.get("confinement", "auto"),
-                    unsafe=bool(options.get("unsafe"))) as grader:
+        with Grader(Settings.from_dict(options["settings"]), slot=slot) as grader:
             catalog()  # collect the hidden suites (after the fork) while the template warms up
             _send(conn, {"event": "ready", "pid": os.getpid()})
             while True:
@@ -152,7 +149,7 @@ class Pool:
         self.context = multiprocessing.get_context(context)
         self.options = options
         # The worker's own budget stops student code; this only catches a grader that hangs.
-        self.deadline = options["budget"] * 1.5 + 180.0
+        self.deadline = options["settings"]["limits"]["submission_seconds"] * 1.5 + 180.0
         self.slots = [self._spawn(k) for k in range(jobs)]
 
     def _spawn(self, index):

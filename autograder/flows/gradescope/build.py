@@ -11,9 +11,10 @@ secret files (SECRET_FILES, in the working directory's build/) when they exist: 
 under /autograder/source, which the sandboxed worker never sees. The same zip comes out of a
 checkout and of an installed package (the members are named by their checkout paths).
 
-The feedback level students get (--feedback, or FEEDBACK=... given to make) and the
-Gradescope visibility of the tests (--visibility, or VISIBILITY=...) are written into the
-zip's run_autograder.
+What it grades with travels as data: week7-grader.toml at the zip's root, the course's
+settings (autograder/settings.py: the working directory's week7-grader.toml, then these
+options, e.g. --feedback or FEEDBACK=... given to make, --visibility or VISIBILITY=...),
+which run_autograder hands to the grader; no script is rewritten.
 """
 import argparse
 import os
@@ -24,7 +25,7 @@ import zipfile
 from pathlib import Path
 
 from ...assignment import GRADER, GRADER_LOCK, NOTEBOOK_FILE, named_files, workdir
-from ...settings import FEEDBACK_LEVELS, VISIBILITIES, feedback_help, visibility_help
+from ...settings import CONFIG_FILE, Settings, SettingsError, add_options, from_args
 
 HERE = Path(__file__).resolve().parent
 OUT = workdir() / "build" / "gradescope" / "autograder.zip"
@@ -32,8 +33,7 @@ OUT = workdir() / "build" / "gradescope" / "autograder.zip"
 # Per-course secrets (e.g. the key probes are drawn from), relative to the working directory: copied when
 # present, at the same path (on Gradescope the source folder is the working directory).
 SECRET_FILES = ("build/secret.key",)
-FEEDBACK_LINE = re.compile(r"^FEEDBACK=\w+(?=\s)", re.MULTILINE)
-VISIBILITY_LINE = re.compile(r"^VISIBILITY=\w+(?=\s)", re.MULTILINE)
+SETTINGS_FILE = CONFIG_FILE  # at the zip's root: /autograder/source/week7-grader.toml
 SKIP = re.compile(r"(^|/)(__pycache__|\.pytest_cache)(/|$)|\.pyc$"
                   r"|^autograder/flows/gradescope/(setup\.sh|run_autograder)$")  # templates: written at the root
 
@@ -65,23 +65,11 @@ def _add(archive, name, data, executable=False):
     archive.writestr(info, data)
 
 
-def run_autograder(feedback, visibility="visible"):
-    """run_autograder with ``feedback`` as the level it grades with and ``visibility`` for its tests."""
-    script = (HERE / "run_autograder").read_text()
-    for name, line, value, choices in (("FEEDBACK", FEEDBACK_LINE, feedback, FEEDBACK_LEVELS),
-                                       ("VISIBILITY", VISIBILITY_LINE, visibility, VISIBILITIES)):
-        if value not in choices:
-            raise SystemExit(f"{name.lower()} {value!r} is not one of {', '.join(choices)}")
-        script, n = line.subn(f"{name}={value}", script, count=1)
-        if n != 1:
-            raise SystemExit(f"run_autograder has no {name}=... line to write the {name.lower()} into")
-    return script
-
-
-def build(out=OUT, feedback=None, visibility=None):
-    from ...settings import DEFAULT_FEEDBACK
-    feedback = feedback or os.environ.get("FEEDBACK") or DEFAULT_FEEDBACK
-    visibility = visibility or os.environ.get("VISIBILITY") or "visible"
+def build(out=OUT, settings=None):
+    """The zip at ``out``, grading with ``settings`` (default: the working directory's settings file, if any)."""
+    if settings is None:
+        path = workdir() / CONFIG_FILE
+        settings = Settings.from_file(path) if path.is_file() else Settings()
     requirements = GRADER_LOCK.read_text()
     loose = loose_pins(requirements)
     if loose:
@@ -92,7 +80,8 @@ def build(out=OUT, feedback=None, visibility=None):
     files += [(f, workdir() / f) for f in SECRET_FILES if (workdir() / f).is_file()]
     with zipfile.ZipFile(out, "w") as archive:
         _add(archive, "setup.sh", setup_script(requirements), executable=True)
-        _add(archive, "run_autograder", run_autograder(feedback, visibility), executable=True)
+        _add(archive, "run_autograder", (HERE / "run_autograder").read_text(), executable=True)
+        _add(archive, SETTINGS_FILE, settings.to_toml())
         _add(archive, "requirements.txt", requirements)
         for name, path in files:
             _add(archive, name, path.read_bytes())
@@ -109,12 +98,17 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(OUT), help="the zip to write (default: build/gradescope/autograder.zip "
                         "in the working directory)")
-    parser.add_argument("--feedback", default=None, choices=FEEDBACK_LEVELS,
-                        help=feedback_help() + "; unset: $FEEDBACK, else the default")
-    parser.add_argument("--visibility", default=None, choices=VISIBILITIES,
-                        help=visibility_help() + "; unset: $VISIBILITY, else the default")
+    add_options(parser)
     args = parser.parse_args(argv)
-    out = build(args.out, args.feedback, args.visibility)
+    for name, variable in (("feedback", "FEEDBACK"), ("visibility", "VISIBILITY")):  # make gradescope FEEDBACK=...
+        if getattr(args, name) is None and os.environ.get(variable):
+            setattr(args, name, os.environ[variable])
+    try:
+        settings = from_args(args, workdir())
+    except SettingsError as why:
+        print(f"gradescope: {why}", file=sys.stderr)
+        return 2
+    out = build(args.out, settings)
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
     suites = sum(n.startswith("autograder/suites/test_") for n in names)
@@ -123,9 +117,7 @@ def main(argv=None):
           f"{suites} hidden suites, {out.stat().st_size / 1024:.0f} KiB")
     print("  upload it as the autograder of a Gradescope programming assignment (Ubuntu base image);")
     print(f"  students upload one notebook, {NOTEBOOK_FILE}")
-    script = archive_text(out, "run_autograder")
-    print(f"  feedback level: {FEEDBACK_LINE.search(script).group().split('=')[1]}; "
-          f"test visibility: {VISIBILITY_LINE.search(script).group().split('=')[1]}"
+    print(f"  feedback level: {settings.feedback}; test visibility: {settings.visibility} (its {SETTINGS_FILE})"
           + "".join(f"; includes {f}" for f in SECRET_FILES if f in names))
     return 0
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from ...assignment import NOTEBOOK_FILE
 from ...engine.submission_file import is_notebook_name
-from ...settings import DEFAULT_FEEDBACK, DEFAULT_VISIBILITY
 
 
 def _hidden(name):
@@ -78,12 +77,15 @@ def previous_score(root):
         return None
 
 
-def grade(root, hide=(), visibility=DEFAULT_VISIBILITY, budget=300.0, feedback=DEFAULT_FEEDBACK):
-    """The results.json dict for the submission under ``root``."""
+def grade(root, hide=(), settings=None):
+    """The results.json dict for the submission under ``root``, graded with ``settings`` (autograder/settings.py)."""
     from ...engine import report as rep
     from ...engine.grade import failed_everywhere
     from ...engine.grader import Grader
-    from ...engine.supervisor import Limits
+    from ...settings import Settings
+
+    settings = settings or Settings()
+    visibility, feedback = settings.visibility, settings.feedback
 
     started = time.monotonic()
     # Only names are read here (nothing of the notebook), so the template may start after; with no
@@ -93,7 +95,7 @@ def grade(root, hide=(), visibility=DEFAULT_VISIBILITY, budget=300.0, feedback=D
     if notebook is None:
         result = failed_everywhere("submission", problem, started=started)
     else:
-        with Grader(Limits(submission_seconds=budget), feedback, hide=hide) as grader:
+        with Grader(settings, hide=hide) as grader:
             confinement = grader.confinement
             print(confinement.line())
             result = grader.grade(notebook)
@@ -131,19 +133,18 @@ def written_answers(notebook):
 
 
 def main(argv=None):
-    from ...cli import feedback_option, safe_streams, visibility_option
+    from ...cli import safe_streams
     from ...engine import report as rep
     from ...engine.safe_text import text
     from ...sandbox.confinement import ConfinementUnavailable
+    from ...settings import SettingsError, add_options, from_args
 
     safe_streams()
     parser = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", default="/autograder")
     parser.add_argument("--hide", action="append", default=[], help="directory the worker must not see")
-    visibility_option(parser)
-    parser.add_argument("--budget", type=float, default=300.0, help="seconds for the whole submission")
-    feedback_option(parser)
+    add_options(parser)
     args = parser.parse_args(argv)
     out = Path(args.root) / "results" / "results.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -151,8 +152,8 @@ def main(argv=None):
     # A grader fault is never a student's grade: no results.json and a non-zero exit, so Gradescope marks the
     # run failed (the student is told the autograder failed; the instructor regrades) instead of recording 0.
     try:
-        data = grade(args.root, args.hide, args.visibility, args.budget, args.feedback)
-    except ConfinementUnavailable as why:
+        data = grade(args.root, args.hide, from_args(args))
+    except (ConfinementUnavailable, SettingsError) as why:
         print(f"run_autograder: {why}", file=sys.stderr)
         return 2
     except Exception:  # noqa: BLE001 - said, and nothing is scored

@@ -10,6 +10,7 @@ run side by side.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import socket
 import subprocess
@@ -39,12 +40,13 @@ def service_env() -> dict[str, str]:
     return env
 
 
-def start(course: Path, idle: float) -> subprocess.Popen:
+def start(course: Path, idle: float, settings: dict | None = None) -> subprocess.Popen:
     log = log_path(course)
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         # -P: nothing of the working directory is importable; cwd is the user's private folder anyway.
-        return subprocess.Popen([sys.executable, "-P", "-m", MODULE, str(course), "--idle", f"{idle:g}"],
+        return subprocess.Popen([sys.executable, "-P", "-m", MODULE, str(course), "--idle", f"{idle:g}",
+                                 "--settings", json.dumps(settings or {})],
                                 cwd=private_dir(), env=service_env(), stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
 
@@ -73,7 +75,7 @@ def _connect(path: Path) -> socket.socket:
     return sock
 
 
-def connect(course: Path, idle: float) -> socket.socket:
+def connect(course: Path, idle: float, settings: dict | None = None) -> socket.socket:
     """A connection to the course's service, started if none is serving or starting."""
     path = socket_path(course)
     process, deadline = None, time.monotonic() + START_SECONDS
@@ -86,21 +88,21 @@ def connect(course: Path, idle: float) -> socket.socket:
             raise ServiceError(f"the grading service did not start (exit {process.returncode}); "
                                f"see {log_path(course)}:\n{tail(log_path(course))}")
         if (process is None or process.poll() == 0) and not starting(course):  # 0: another one held the lock
-            process = start(course, idle)
+            process = start(course, idle, settings)
         if time.monotonic() > deadline:
             raise ServiceError(f"the grading service did not answer within {START_SECONDS:g} s; "
                                f"see {log_path(course)}")
         time.sleep(0.05)
 
 
-def start_early(course: str | os.PathLike, idle: float) -> None:
+def start_early(course: str | os.PathLike, idle: float, settings: dict | None = None) -> None:
     """Start the course's service now if none is serving or starting; never waits for it."""
     course = Path(course).resolve()
     try:
         _connect(socket_path(course)).close()
     except (FileNotFoundError, ConnectionRefusedError):
         if not starting(course):
-            start(course, idle)
+            start(course, idle, settings)
 
 
 def tail(path: Path, size: int = 3000) -> str:
@@ -118,7 +120,7 @@ class Asked:
         self.sock = self._send()
 
     def _send(self) -> socket.socket:
-        sock = connect(self.course, self.idle)
+        sock = connect(self.course, self.idle, self.request.get("settings"))
         try:
             sock.settimeout(self.seconds)
             send_message(sock, self.request)
@@ -150,8 +152,9 @@ def ask(course: str | os.PathLike, request: dict, idle: float) -> dict:
     return Asked(course, request, idle).reply()
 
 
-def grade_request(student: str, level: str, then: list[str]) -> dict:
-    return {"op": "grade", "student": student, "feedback": level, "then": list(then)}
+def grade_request(student: str, settings: dict, then: list[str]) -> dict:
+    """A grade of ``student`` with ``settings`` (autograder/settings.py Settings.to_dict())."""
+    return {"op": "grade", "student": student, "settings": settings, "then": list(then)}
 
 
 def checked(reply: dict) -> dict:
@@ -161,9 +164,9 @@ def checked(reply: dict) -> dict:
     return reply
 
 
-def grade(course: str | os.PathLike, student: str, level: str, then: list[str], idle: float) -> dict:
+def grade(course: str | os.PathLike, student: str, settings: dict, then: list[str], idle: float) -> dict:
     """The student's sandboxed grade, waited for (record.json is written)."""
-    return checked(ask(course, grade_request(student, level, then), idle))
+    return checked(ask(course, grade_request(student, settings, then), idle))
 
 
 def stop(course: str | os.PathLike) -> bool:

@@ -162,7 +162,8 @@ class SandboxGrade(NbGraderPreprocessor):
         old = ASKED.pop((course, student), None)
         if old is not None:
             old[0].close()
-        asked = client.Asked(course, client.grade_request(student, settings.feedback, then), settings.service_idle)
+        asked = client.Asked(course, client.grade_request(student, settings.settings().to_dict(), then),
+                             settings.service_idle)
         ASKED[(course, student)] = (asked, queue, time.monotonic(), self.parent)
         return nb, resources
 

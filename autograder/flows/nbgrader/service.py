@@ -37,7 +37,7 @@ import traceback
 from collections import deque
 from pathlib import Path
 
-from ...settings import DEFAULT_VISIBILITY, FEEDBACK_LEVELS
+from ...settings import DEFAULT_FEEDBACK, Settings, SettingsError
 from . import RECORDS
 from .address import socket_path
 
@@ -57,13 +57,11 @@ def valid_student(name: object) -> bool:
         and len(name) <= 255
 
 
-def grader_key(level: str) -> str:
-    """What a record depends on besides the notebook: grade-all's resume key (the grader's code and options)."""
-    from ...engine.supervisor import Limits
+def grader_key(settings) -> str:
+    """What a record depends on besides the notebook: grade-all's resume key (the grader's code and settings)."""
     from ..batch import grader_key as key
 
-    return key(argparse.Namespace(part=None, budget=Limits().submission_seconds, visibility=DEFAULT_VISIBILITY,
-                                  feedback=level))
+    return key(argparse.Namespace(settings=settings))
 
 
 def log(message: str) -> None:
@@ -73,19 +71,21 @@ def log(message: str) -> None:
 class Service:
     def __init__(self, course: Path, grader) -> None:
         self.course, self.grader = course, grader
-        self.code = grader_key(FEEDBACK_LEVELS[0])  # compared before each request: new code, new service
-        self.queue: deque[tuple[str, str]] = deque()  # (student, level) nbgrader autogrades next
+        self.settings = grader.settings.replace(feedback=DEFAULT_FEEDBACK)  # the feedback level is per request
+        self.code = grader_key(Settings())  # compared before each request: new code, new service
+        self.queue: deque = deque()  # (student, settings) nbgrader autogrades next
 
     def stale(self) -> bool:
-        return grader_key(FEEDBACK_LEVELS[0]) != self.code
+        return grader_key(Settings()) != self.code
 
-    def grade(self, student: str, level: str) -> dict:
+    def grade(self, student: str, settings) -> dict:
         """The record of the student's current submission: reused when current, else graded now."""
+        level = settings.feedback
         from ...engine.grade import NotebookError, failed_everywhere, read_code_cells
         from .record import Unreadable, build_record, is_current, keep_copy, load_record, read_submission, sha256, \
             write_record
 
-        key, started, clock = grader_key(level), time.time(), time.monotonic()
+        key, started, clock = grader_key(settings), time.time(), time.monotonic()
         try:
             data = read_submission(self.course, student)
         except Unreadable as err:
@@ -122,12 +122,12 @@ class Refusing:
     autograde of that student fails too (never a 0 in the gradebook)."""
 
     def __init__(self, why: str) -> None:
-        self.why, self.queue = why, deque()
+        self.why, self.queue, self.settings = why, deque(), None
 
     def stale(self) -> bool:
         return False
 
-    def grade(self, student: str, level: str) -> dict:
+    def grade(self, student: str, settings) -> dict:
         raise RuntimeError(f"no sandbox can be built on this machine, so nothing is graded: {self.why}")
 
 
@@ -181,13 +181,23 @@ def handle(conn: socket.socket, service: Service) -> bool:
         log("the grader's code changed: retiring (the next request starts a service with the new code)")
         send_message(conn, {"ok": False, "restart": True, "error": "the grader's code changed"})
         return True
-    student, level = request.get("student"), request.get("feedback")
-    if not valid_student(student) or level not in FEEDBACK_LEVELS:
-        send_message(conn, {"ok": False, "error": f"bad request: student {student!r}, feedback {level!r}"})
-        return False
-    service.queue = deque((s, level) for s in request.get("then") or () if valid_student(s) and s != student)
+    student = request.get("student")
     try:
-        reply = service.grade(student, level)
+        settings = Settings.from_dict(request.get("settings") or {}, "the request's settings")
+    except SettingsError as err:
+        send_message(conn, {"ok": False, "error": str(err)})
+        return False
+    if not valid_student(student):
+        send_message(conn, {"ok": False, "error": f"bad request: student {student!r}"})
+        return False
+    if service.settings is not None and settings.replace(feedback=DEFAULT_FEEDBACK) != service.settings:
+        log("asked to grade with other settings than it was started with: retiring (the next request starts "
+            "a service with them)")
+        send_message(conn, {"ok": False, "restart": True, "error": "the settings changed"})
+        return True
+    service.queue = deque((s, settings) for s in request.get("then") or () if valid_student(s) and s != student)
+    try:
+        reply = service.grade(student, settings)
     except Exception as err:  # noqa: BLE001 - one submission's grader fault is that student's autograde error
         log(f"grader fault on {student}:\n{traceback.format_exc()}")
         reply = {"ok": False, "error": f"the grading service failed on {student}: {type(err).__name__}: {err}"}
@@ -210,9 +220,9 @@ def serve(listener: socket.socket, service: Service, idle: float) -> None:
                 if handle(conn, service):
                     return
         elif service.queue:
-            student, level = service.queue.popleft()
+            student, settings = service.queue.popleft()
             try:
-                service.grade(student, level)
+                service.grade(student, settings)
             except Exception:  # noqa: BLE001 - graded again when nbgrader asks; the request then reports it
                 log(f"grader fault on {student} (ahead of its request):\n{traceback.format_exc()}")
         else:
@@ -243,7 +253,9 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("course", help="the nbgrader course folder")
     parser.add_argument("--idle", type=float, required=True, help="seconds without a request before exiting")
+    parser.add_argument("--settings", default="{}", help="what it grades with (autograder/settings.py, as JSON)")
     args = parser.parse_args(argv)
+    settings = Settings.from_dict(json.loads(args.settings), "--settings")
     course = Path(args.course).resolve()
     lock = take_lock(course)
     if lock is None:
@@ -264,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # First: the template inherits no request, no record, no roster. The hidden suites are collected by
         # the first grade, while its worker runs the notebook (collecting them here first would not overlap).
-        with Grader() as grader:
+        with Grader(settings) as grader:
             log(f"serving {course} on {path}; {grader.confinement.line()}")
             serve(listener, Service(course, grader), args.idle)
     except ConfinementUnavailable as why:  # nothing can be graded here: every request is told why, none is scored
