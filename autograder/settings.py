@@ -213,7 +213,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
             group.add_argument("--part", dest="parts", action="append", choices=PART_IDS, default=None,
                                help="grade only this part (repeatable)")
         else:
-            kind = {"int": int, "float": float}.get(f.type, str)
+            kind = {"int": int, "float": float}.get(str(f.type), str)
             group.add_argument(_option(f), dest=f.name, type=kind, default=None, choices=f.metadata.get("choices"),
                                help=helptext)
 

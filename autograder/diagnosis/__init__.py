@@ -17,7 +17,7 @@ MODULES = (softmax_read, masks, multihead, positions, targets, leakage)
 MISCONCEPTIONS = [m for module in MODULES for m in module.MISCONCEPTIONS]
 assert len({m.id for m in MISCONCEPTIONS}) == len(MISCONCEPTIONS), "misconception ids must be unique"
 
-LIBRARY = {}
+LIBRARY: dict[str, list] = {}
 for _m in MISCONCEPTIONS:
     LIBRARY.setdefault(_m.function, []).append(_m)
 REFERENCE = {name: getattr(_reference, name) for name in LIBRARY}

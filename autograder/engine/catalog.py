@@ -28,7 +28,7 @@ def describe(item):
     return TestInfo(item.nodeid, part.args[0], float(points.args[0]), doc)
 
 
-_cache = []  # the catalog, once known: recorded by this process's suite session from its collection
+_cache: list = []  # the catalog, once known: recorded by this process's suite session from its collection
 
 
 def remember(tests):

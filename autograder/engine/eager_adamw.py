@@ -13,8 +13,8 @@ class EagerAdamW(torch.optim.AdamW):
     torch.optim.AdamW on the lab's smoke run and checks that torch._dynamo stays unloaded.
     """
 
-    add_param_group = torch.optim.Optimizer.add_param_group.__wrapped__
-    zero_grad = torch.optim.Optimizer.zero_grad.__wrapped__
+    add_param_group = torch.optim.Optimizer.add_param_group.__wrapped__  # type: ignore[attr-defined]
+    zero_grad = torch.optim.Optimizer.zero_grad.__wrapped__  # type: ignore[attr-defined]
 
     def step(self, closure=None):
         with torch.no_grad():  # _use_grad_for_differentiable, for differentiable=False

@@ -49,7 +49,7 @@ class GradeReport:
 
     def by_part(self) -> dict[str, tuple[float, float]]:
         """{part: (score, points)} in notebook order."""
-        parts = {}
+        parts: dict[str, tuple[float, float]] = {}
         for r in self.results:
             got, top = parts.get(r.part, (0.0, 0.0))
             parts[r.part] = (got + r.score, top + r.points)

@@ -18,6 +18,7 @@ grader's own CPU time per submission (Limits.model_seconds), with denormal numbe
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import torch
 from torch import nn
@@ -52,7 +53,7 @@ def _dropout_of(model: nn.Module) -> float:
     return next((float(m.p) for m in model.modules() if isinstance(m, nn.Dropout)), 0.0)
 
 
-def tokens_error(tokens: object, model: nn.Module) -> str:
+def tokens_error(tokens: object, model: Any) -> str:
     """Why ``tokens`` cannot go into one of our lab models, or "" (the worker asked for a forward pass)."""
     if not isinstance(tokens, torch.Tensor) or tokens.dtype not in (torch.int64, torch.int32, torch.int16,
                                                                     torch.int8, torch.uint8):
@@ -110,14 +111,15 @@ class ServedModels:
         if not _modes_ok(op.modes, model):
             return protocol.ModelResult(False, error=STRUCTURE_CHANGED)
         problem = tokens_error(op.tokens, model) or (_state_error(op.state, model) if op.state is not None else "")
-        if not problem and self.tokens + op.tokens.numel() > MAX_CALL_TOKENS:
+        tokens: Any = op.tokens  # a Tensor, once tokens_error found nothing wrong with it
+        if not problem and self.tokens + tokens.numel() > MAX_CALL_TOKENS:
             problem = f"one call may run the lab model on at most {MAX_CALL_TOKENS} tokens in all while grading"
         if not problem and self.seconds >= self.budget:
             problem = ("the lab model has run for all the time one submission may have it run while grading "
                        f"({self.budget:.0f} s of the grader's time); no more forward passes")
         if problem:
             return protocol.ModelResult(False, error=problem)
-        self.tokens += op.tokens.numel()
+        self.tokens += tokens.numel()
         set_modes(model, op.modes)  # the last pass's flags are the model's until the call reports its own
         runner = model if op.state is None else fresh_copy(model, op.state)
         set_modes(runner, op.modes)
@@ -128,7 +130,7 @@ class ServedModels:
         torch.set_flush_denormal(True)
         try:
             with torch.no_grad():
-                return protocol.ModelResult(True, runner(op.tokens.long()))
+                return protocol.ModelResult(True, runner(tokens.long()))
         except Exception as err:  # noqa: BLE001 - weights the student changed may not run (e.g. mixed dtypes)
             return protocol.ModelResult(False, error=f"{type(err).__name__}: {str(err)[:300]}")
         finally:

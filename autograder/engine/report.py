@@ -71,7 +71,7 @@ def table(report: GradeReport, width: int = 100, level: str = DEFAULT_FEEDBACK) 
         failed = [r for r in report.results if r.part == part and r.status is not Status.PASSED]
         # A diagnosed cause is said once per part, however many checks it explains.
         causes = list(dict.fromkeys(r.cause for r in failed if getattr(r, "cause", "") and level == "hints"))
-        by_message = {}
+        by_message: dict = {}
         for r in failed:  # one line per distinct reason: a missing function fails many checks alike
             key = check_text(dataclasses.replace(r, cause="") if causes else r, level) if level != "checks" else id(r)
             by_message.setdefault(key, []).append(r)
@@ -177,7 +177,7 @@ def junit(report: GradeReport, level: str = DEFAULT_FEEDBACK) -> str:
         case.set("points", f"{got:g}/{top:g}")
         if failed:
             ET.SubElement(case, "failure", message=xml_text(message[:500], False)).text = xml_text(message)
-    return ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode")
+    return ET.tostring(suite, encoding="unicode")
 
 
 def write_json(data: Any, path: str | os.PathLike) -> None:

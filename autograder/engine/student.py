@@ -11,7 +11,7 @@ import pytest
 
 from ..sandbox import wire
 
-STUDENT_KEY = pytest.StashKey()  # where the grading plugin puts the Student for the suites
+STUDENT_KEY: pytest.StashKey = pytest.StashKey()  # where the grading plugin puts the Student for the suites
 
 
 class SubmissionFault(Exception):

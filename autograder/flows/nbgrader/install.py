@@ -54,7 +54,7 @@ def gradebook_kernel(course: Path) -> str | None:
     return (json.loads(spec) or {}).get("name") if spec else None
 
 
-def install(course: str, log=print) -> int:
+def install(course: str | Path, log=print) -> int:
     from solutions.release.__main__ import build_course
 
     from .kernelspec import check_kernel, install_kernel

@@ -177,7 +177,7 @@ class SandboxGrade(NbGraderPreprocessor):
 
 
 # (course, student) -> (the request SandboxGrade sent, the run's students, when, the run's exporter)
-ASKED = {}
+ASKED: dict = {}
 # The run's exporter -> when its first submission started (one run's elapsed time, for the progress line).
 _STARTED: "weakref.WeakKeyDictionary[object, float]" = weakref.WeakKeyDictionary()
 

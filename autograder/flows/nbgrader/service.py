@@ -122,7 +122,8 @@ class Refusing:
     autograde of that student fails too (never a 0 in the gradebook)."""
 
     def __init__(self, why: str) -> None:
-        self.why, self.queue, self.settings = why, deque(), None
+        self.why, self.settings = why, None
+        self.queue: deque = deque()
 
     def stale(self) -> bool:
         return False
@@ -157,7 +158,7 @@ def send_message(conn: socket.socket, message: dict) -> None:
     conn.sendall(json.dumps(message).encode() + b"\n")
 
 
-def handle(conn: socket.socket, service: Service) -> bool:
+def handle(conn: socket.socket, service: Service | Refusing) -> bool:
     """Serve one connection; True when the service must stop."""
     conn.settimeout(SOCKET_SECONDS)
     if peer_uid(conn) != os.getuid():  # the folder is private already; a second lock on the door
@@ -197,7 +198,7 @@ def handle(conn: socket.socket, service: Service) -> bool:
         return True
     service.queue = deque((s, settings) for s in request.get("then") or () if valid_student(s) and s != student)
     try:
-        reply = service.grade(student, settings)
+        reply = service.grade(str(student), settings)
     except Exception as err:  # noqa: BLE001 - one submission's grader fault is that student's autograde error
         log(f"grader fault on {student}:\n{traceback.format_exc()}")
         reply = {"ok": False, "error": f"the grading service failed on {student}: {type(err).__name__}: {err}"}
@@ -208,7 +209,7 @@ def handle(conn: socket.socket, service: Service) -> bool:
     return False
 
 
-def serve(listener: socket.socket, service: Service, idle: float) -> None:
+def serve(listener: socket.socket, service: Service | Refusing, idle: float) -> None:
     """Requests first; between them, the students named as next; exit once idle."""
     last = time.monotonic()
     while True:
@@ -277,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         # First: the template inherits no request, no record, no roster. The hidden suites are collected by
         # the first grade, while its worker runs the notebook (collecting them here first would not overlap).
         with Grader(settings) as grader:
+            assert grader.confinement is not None  # probed as the block was entered
             log(f"serving {course} on {path}; {grader.confinement.line()}")
             serve(listener, Service(course, grader), args.idle)
     except ConfinementUnavailable as why:  # nothing can be graded here: every request is told why, none is scored
