@@ -65,3 +65,19 @@ def _start_the_installs_early(request):
     """When tests/test_wheel.py is selected, its installs start with the session's first test, not its own."""
     if any(item.nodeid.startswith("tests/test_wheel.py") for item in request.session.items):
         request.getfixturevalue("wheel_installs")
+
+
+@pytest.fixture(autouse=True)
+def _working_directory_setting_kept():
+    """A command run in this process (cli.main) fixes $WEEK7_WORKDIR for the processes it starts; it must not
+    outlive the test, or every later subprocess (a recipe's copy of the package) would build into this checkout."""
+    import os
+
+    from autograder.assignment import WORKDIR_VARIABLE
+
+    before = os.environ.get(WORKDIR_VARIABLE)
+    yield
+    if before is None:
+        os.environ.pop(WORKDIR_VARIABLE, None)
+    else:
+        os.environ[WORKDIR_VARIABLE] = before

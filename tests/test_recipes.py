@@ -53,7 +53,8 @@ class Copy:
         self.root = path
         shutil.copytree(ROOT, path, ignore=not_copied, symlinks=True)
         (path / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
-        self.env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "FEEDBACK", "VISIBILITY")}
+        self.env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "FEEDBACK", "VISIBILITY",
+                                                                        assignment.WORKDIR_VARIABLE)}
         self.env["PYTHONPATH"] = str(path)
         self.python = str(path / ".venv" / "bin" / "python")
         imported = self.run(self.python, "-c", "import autograder, solutions; "
