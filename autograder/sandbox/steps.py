@@ -19,11 +19,14 @@ never starts: a confinement failure is the grader's fault, never a student's gra
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 
 from . import budget, confine, identity, landlock, syscalls
@@ -41,6 +44,7 @@ class Context:
     group: budget.Group | None = None
     work: str = ""  # the worker's work directory (HOME, cwd)
     tmp: str = ""  # its TMPDIR
+    keeper_fds: list[int] = field(default_factory=list)  # held by the keeper alone: closed in the worker at fork
 
     def __post_init__(self):
         self.uid = identity.worker_uid(self.keeper)
@@ -88,17 +92,72 @@ class NewPidNamespace(Step):
         confine.unshare(CLONE_NEWPID)
 
 
+SCRATCH_PREFIX = "week7-worker-"
+STALE_AFTER = 60.0  # seconds untouched before an unlocked scratch directory is another keeper's leftover
+
+
 class Scratch(Step):
-    """Without namespaces: a private work directory (0700, the worker's own uid where it has one)."""
+    """Without namespaces: a private work directory (0700, the worker's own uid where it has one).
+
+    The keeper holds a lock on it while it lives, so that a keeper killed outright (SIGKILL, the OOM killer:
+    no clean-up runs) leaves a directory the next one recognises as nobody's and removes (``sweep``)."""
 
     def run(self, ctx):
-        ctx.work = tempfile.mkdtemp(prefix="week7-worker-", dir=ctx.config.scratch_parent or None)
+        parent = ctx.config.scratch_parent or tempfile.gettempdir()
+        sweep(parent)
+        ctx.work = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=parent)
+        lock = os.open(ctx.work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        ctx.keeper_fds.append(lock)
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if ctx.config.own_uid:
             os.chown(ctx.work, ctx.uid, ctx.uid)
         ctx.tmp = ctx.work
 
     def undo(self, ctx):
         remove_tree(ctx.work)
+        for fd in ctx.keeper_fds:
+            os.close(fd)
+        ctx.keeper_fds.clear()
+
+
+def sweep(parent: str, now: float | None = None) -> list[str]:
+    """Remove the scratch directories in ``parent`` that no keeper holds; return their paths.
+
+    A flock is seen across PID namespaces (a pid is not), so a directory we can lock has no living keeper.
+    Only real directories (never a symlink) of ours, or of a worker uid when we are root, untouched for
+    ``STALE_AFTER`` seconds (a keeper locks its directory a moment after making it) are candidates.
+    """
+    now = time.time() if now is None else now
+    me = os.geteuid()
+    removed: list[str] = []
+    try:
+        entries = [e for e in os.scandir(parent) if e.name.startswith(SCRATCH_PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        owner_ok = info.st_uid == me or (me == 0 and info.st_uid >= identity.UID_BASE)
+        if not stat.S_ISDIR(info.st_mode) or not owner_ok or now - info.st_mtime < STALE_AFTER:
+            continue
+        try:
+            fd = os.open(entry.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a living keeper holds it
+            os.close(fd)
+            continue
+        try:
+            if os.path.samestat(os.fstat(fd), info):  # still the directory we looked at
+                remove_tree(entry.path)
+                removed.append(entry.path)
+        finally:
+            os.close(fd)
+    return removed
 
 
 def remove_tree(path):

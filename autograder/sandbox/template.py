@@ -108,6 +108,8 @@ def keep(config, worker_fd, report_w, lab):
         if worker_pid == 0:
             try:
                 os.close(report_w)
+                for fd in ctx.keeper_fds:  # the scratch lock is the keeper's: a worker that released it could
+                    os.close(fd)           # have its directory swept as a dead keeper's while it runs
                 run_worker(ctx, plan, worker_fd, lab)  # never returns
             except BaseException as err:  # noqa: BLE001 - a step that failed: no student code has run
                 os.write(2, f"worker confinement failed: {err!r}\n".encode())

@@ -1,0 +1,93 @@
+"""A worker's scratch directory where there are no namespaces (modes landlock and none; autograder/sandbox/steps.py).
+
+A keeper killed outright runs no clean-up; the next keeper removes what it left, and nothing else: not a
+directory a living keeper holds, not one made a moment ago, not a symlink or what it points to, not another
+user's. (A grade killed by SIGKILL at 09:55 left 1,500 nested folders in /tmp that failed a later CI run.)
+"""
+import fcntl
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autograder.sandbox import steps
+from autograder.sandbox.config import WorkerConfig
+
+OLD = time.time() - 10 * steps.STALE_AFTER
+
+
+def scratch(parent, name, *, age=OLD, depth=3):
+    path = parent / f"{steps.SCRATCH_PREFIX}{name}"
+    path.mkdir()
+    fd = os.open(path, os.O_RDONLY)
+    for _ in range(depth):  # through file descriptors: a path 1,500 folders deep is longer than PATH_MAX
+        os.mkdir("d", dir_fd=fd)
+        fd, old = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(old)
+    os.close(os.open("weights.pt", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    os.close(fd)
+    os.utime(path, (age, age))
+    return path
+
+
+def test_a_dead_keepers_directory_is_swept_whatever_its_depth(tmp_path):
+    dead = scratch(tmp_path, "dead", depth=1500)
+    assert steps.sweep(str(tmp_path)) == [str(dead)]
+    assert not dead.exists()
+
+
+def test_a_living_keepers_directory_is_kept(tmp_path):
+    held = scratch(tmp_path, "held")
+    # the lock is held by another process, as a keeper's is
+    keeper = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+                               "fcntl.flock(fd, fcntl.LOCK_EX); print(flush=True); sys.stdin.read()", str(held)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        keeper.stdout.readline()
+        assert steps.sweep(str(tmp_path)) == [] and held.exists()
+    finally:
+        keeper.communicate("")
+    assert steps.sweep(str(tmp_path)) == [str(held)]  # its keeper is gone now
+
+
+def test_a_new_directory_a_symlink_and_other_names_are_kept(tmp_path):
+    new = scratch(tmp_path, "new", age=time.time())
+    target = scratch(tmp_path, "target-of-link")
+    os.rename(target, tmp_path / "elsewhere")
+    (tmp_path / f"{steps.SCRATCH_PREFIX}link").symlink_to(tmp_path / "elsewhere")
+    other = tmp_path / "notebooks"
+    other.mkdir()
+    os.utime(other, (OLD, OLD))
+    assert steps.sweep(str(tmp_path)) == []
+    assert new.exists() and (tmp_path / "elsewhere" / "d" / "d" / "d" / "weights.pt").exists() and other.exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give a directory to another user")
+def test_another_users_directory_is_kept_and_a_workers_is_swept(tmp_path):
+    someone = scratch(tmp_path, "someone")
+    worker = scratch(tmp_path, "worker")
+    os.chown(someone, 1234, 1234)
+    os.chown(worker, steps.identity.UID_BASE + 77, steps.identity.UID_BASE + 77)
+    assert steps.sweep(str(tmp_path)) == [str(worker)] and someone.exists()
+
+
+def test_the_step_holds_its_lock_until_undone(tmp_path):
+    ctx = steps.Context(WorkerConfig(scratch_parent=str(tmp_path), own_uid=False), keeper=os.getpid())
+    stale = scratch(tmp_path, "stale")
+    steps.Scratch().run(ctx)
+    work = ctx.work
+    assert not stale.exists() and os.path.isdir(work)
+    os.utime(work, (OLD, OLD))  # old, yet held: a sweep from another process leaves it
+    probe = [sys.executable, "-c", "from autograder.sandbox import steps; import sys; print(steps.sweep(sys.argv[1]))",
+             str(tmp_path)]
+    assert subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    fd = os.open(work, os.O_RDONLY)
+    try:
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(fd)
+    steps.Scratch().undo(ctx)
+    assert not os.path.exists(work) and ctx.keeper_fds == []
