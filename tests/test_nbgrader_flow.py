@@ -42,7 +42,7 @@ from flows.submissions import dump, filled, honest_names, honest_submissions, in
 
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 from hostile._harness import diff, processes, secret_lines, snapshot
-from nbgrader_attacks import ATTACKS, EXTRA_FILES, MARK, SLEEP
+from nbgrader_attacks import ATTACKS, EXTRA_FILES, HONEST_MARKUP, HONEST_WORDS, MARK, SCRIPT_MARK, SLEEP
 import forgery  # tests/corpus/forgery: items 1-3 of issue 10, here through nbgrader too
 from tests.points import points
 
@@ -397,6 +397,81 @@ def test_the_notebook_kernelspec_is_ignored(graded_course):
     from autograder.flows.nbgrader.kernel import IsolatedKernel
     nb = nbformat.read(notebook_path(graded_course["path"], "autograded", "forge"), as_version=4)
     assert nb.metadata.language_info == IsolatedKernel.language_info
+
+
+def formgrader_page(course, student):
+    """The page the formgrader's Manual Grading shows for ``student``: its own exporter (HTMLExporter with the
+    course's config and nbgrader's formgrade template) on the autograded notebook, as SubmissionHandler.get does."""
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+
+    exporter = HTMLExporter(template_name="formgrade", extra_template_basedirs=[handlers.template_path])
+    resources = {"assignment_id": ASSIGNMENT, "notebook_id": ASSIGNMENT, "submission_id": "x", "index": 0,
+                 "total": 1, "base_url": "/", "student": student, "last_name": "", "first_name": "",
+                 "notebook_path": "/notebook.ipynb"}
+    html, _ = exporter.from_filename(str(notebook_path(course, "autograded", student)), resources=resources)
+    return html
+
+
+def active_markup(html, mark):
+    """Where ``mark`` sits in ``html`` so that a browser acts on it: a script's text, an attribute (handlers,
+    links, sources), or a MathJax command that links or styles in text it typesets (outside <pre>/<code>, which
+    it skips). Elsewhere, escaped, it is text a grader reads."""
+    from html.parser import HTMLParser
+
+    from autograder.flows.written.render import MATHJAX_ACTIVE
+
+    found = []
+
+    class Page(HTMLParser):
+        stack: list = []
+
+        def handle_starttag(self, tag, attrs):
+            found.extend(f"<{tag} {k}>" for k, v in attrs if v and mark in v)
+            if tag not in ("br", "img", "input", "meta", "link", "hr"):
+                self.stack.append(tag)
+
+        def handle_endtag(self, tag):
+            if tag in self.stack:
+                del self.stack[len(self.stack) - 1 - self.stack[::-1].index(tag):]
+
+        def handle_data(self, data):
+            typeset = MATHJAX_ACTIVE.search(data) and not {"pre", "code"} & set(self.stack)
+            if mark in data and ("script" in self.stack or "style" in self.stack or typeset):
+                found.append(f"text in {self.stack[-3:]}")
+
+    Page(convert_charrefs=True).feed(html)
+    return found
+
+
+def test_student_markup_never_runs_in_the_formgrader(graded_course):
+    """Red team of issue 23: an `<img onerror>` in a written answer ran script in the formgrader (the Jupyter
+    server's origin, the grader's session) that read the instructor notebook and ran code as the instructor.
+    In the page the formgrader shows, every piece of the attack's markup is inert text; the same answer with
+    honest markup (a table, math, <sub>, <br>) renders as it did; the points are the solution's."""
+    course = graded_course["path"]
+    page = formgrader_page(course, "formgrader_script")
+    assert SCRIPT_MARK in page  # the answers are shown ...
+    assert not active_markup(page, SCRIPT_MARK), active_markup(page, SCRIPT_MARK)  # ... as text only
+    autograded = nbformat.read(notebook_path(course, "autograded", "formgrader_script"), as_version=4)
+    assert "widgets" not in autograded.metadata  # an exporter that embeds widget state finds none
+    honest = [c for c in autograded.cells if c.cell_type == "markdown" and HONEST_WORDS in c.source]
+    assert len(honest) == 1 and honest[0].source.endswith(HONEST_MARKUP), "honest markup was changed"
+    assert "<table>" in page and "<sub>small</sub>" in page
+    assert scores(graded_course, "formgrader_script") == scores(graded_course, "solution")
+    # and the solution's own page is the same as the stock rendering would be: nothing of it was shown as text
+    assert "Shown as text by the grader" not in formgrader_page(course, "solution")
+
+
+def test_a_lone_surrogate_in_an_output_is_shown_not_waited_for(graded_course):
+    """Red team of issue 23: a cell printing a lone surrogate made the isolated kernel's reply fail, and nbgrader
+    waited out its 60 s timeout per such cell, for the whole class. Now each cell's output is there, escaped."""
+    course = graded_course["path"]
+    autograded = nbformat.read(notebook_path(course, "autograded", "surrogate_output"), as_version=4)
+    shown = ["".join(o.get("text", "") for o in c.get("outputs", [])) for c in autograded.cells
+             if c.cell_type == "code" and c.source.startswith('print("surrogate')]
+    assert shown == [f"surrogate {k}: \\ud800\n" for k in range(3)], shown
+    assert scores(graded_course, "surrogate_output") == scores(graded_course, "solution")
 
 
 def test_every_attack_scores_no_more_than_its_baseline(graded_course):

@@ -8,6 +8,7 @@ installed `week7-grader` grades the reference and the blank notebook from a cour
 slim lock; last, the sdist is installed into the first venv (pip builds it) and must give the same package.
 """
 import csv
+import hashlib
 import json
 import re
 import shutil
@@ -171,6 +172,12 @@ def test_the_console_script_runs_every_flow(environments, class_folder):
     assert re.search(rf"ada\s+{total():g} / {total():g}", nb.stdout) and re.search(r"bob\s+0 / ", nb.stdout)
     exported = {r["student_id"]: r for r in csv.DictReader((course / "grades.csv").open())}
     assert float(exported["ada"]["score"]) == total() and float(exported["bob"]["score"]) == 0
+    # The grading service drew its probes from the working directory's secret, as grade and grade-all do (it ran
+    # in a folder of its own, drew from a secret there, and nbgrader's grades differed: red team of issue 23).
+    drawn = hashlib.sha256(b"week7 shard manifest\0" + (work / "build" / "secret.key").read_bytes()).hexdigest()[:16]
+    for student in ("ada", "bob"):
+        record = json.loads((course / "isolated" / student / "record.json").read_text())
+        assert record["key"].endswith("/" + drawn), (student, record["key"])
     (work / "hand.csv").write_text("student,q1,q2,q3,comment\nada,5,,,clear\n")
     hand = grader(environments, "nbgrader-hand", "build/course", "hand.csv", "--dry-run")
     assert "would change ada q1_positions: empty -> 5" in hand.stdout

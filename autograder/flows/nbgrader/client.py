@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from ...assignment import WORKDIR_VARIABLE, workdir
 from .address import ServiceError, private_dir, socket_path
 from .service import lock_path, peer_uid, read_message, send_message
 
@@ -32,9 +33,13 @@ def log_path(course: str | os.PathLike) -> Path:
 
 
 def service_env() -> dict[str, str]:
-    """The service's whole environment: nothing of the caller's (a Jupyter server's tokens stay there)."""
+    """The service's whole environment: nothing of the caller's (a Jupyter server's tokens stay there) but its
+    working directory, where the secret and the reference cache are. Without it, an installed package's service
+    (started in a private folder) drew probes from a secret of its own, and nbgrader's grades differed from
+    `grade`, `grade-all` and Gradescope's for a probe-sensitive notebook (red team of issue 23)."""
     env = {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.defpath, "HOME": os.environ.get("HOME", "/"),
-           "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+           "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg",
+           WORKDIR_VARIABLE: str(workdir())}
     if os.environ.get("AUTOGRADER_SECRET_FILE"):  # a course whose secret lives elsewhere (engine/secret.py)
         env["AUTOGRADER_SECRET_FILE"] = os.environ["AUTOGRADER_SECRET_FILE"]
     return env
@@ -154,7 +159,7 @@ def ask(course: str | os.PathLike, request: dict, idle: float) -> dict:
 
 def grade_request(student: str, settings: dict, then: list[str]) -> dict:
     """A grade of ``student`` with ``settings`` (autograder/settings.py Settings.to_dict())."""
-    return {"op": "grade", "student": student, "settings": settings, "then": list(then)}
+    return {"op": "grade", "student": student, "settings": settings, "then": list(then), "workdir": str(workdir())}
 
 
 def checked(reply: dict) -> dict:

@@ -96,6 +96,7 @@ def grade_in_sandbox(c):
     autograde = _replace(_replace(autograde, Execute, pp.IsolatedExecute), IgnorePattern, pp.IsolatedIgnorePattern)
     if pp.IsolatedExecute not in autograde:  # a notebook nbgrader does not execute scores full marks: never that
         autograde = [pp.IsolatedExecute, *autograde]
+    autograde = _insert(autograde, len(autograde), pp.SafeMarkdown)
     c.Autograde.autograde_preprocessors = _insert(autograde, len(autograde), pp.ModelAnswers)
 
     generate = _current(c, "GenerateAssignment", "preprocessors")

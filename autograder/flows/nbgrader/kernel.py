@@ -31,7 +31,7 @@ from ipykernel.kernelbase import Kernel
 
 from . import ASSIGNMENT, hooked_part
 from .kernelspec import DISPLAY_NAME
-from .record import Unreadable, load_record, read_submission, sha256
+from .record import Unreadable, load_record, read_submission, sendable, sha256
 
 
 def locate(cwd):
@@ -81,9 +81,10 @@ class IsolatedKernel(Kernel):
     # ---- replies ------------------------------------------------------------------------
     def _stream(self, text):
         if text:
-            self.send_response(self.iopub_socket, "stream", {"name": "stdout", "text": text})
+            self.send_response(self.iopub_socket, "stream", {"name": "stdout", "text": sendable(text)})
 
     def _error(self, ename, evalue):
+        ename, evalue = sendable(ename), sendable(evalue)
         content = {"ename": ename, "evalue": evalue, "traceback": [f"{ename}: {evalue}"]}
         self.send_response(self.iopub_socket, "error", content)
         return dict(content, status="error", execution_count=self.execution_count)
@@ -92,12 +93,15 @@ class IsolatedKernel(Kernel):
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
 
     async def do_execute(self, code, silent, store_history=True, user_expressions=None, allow_stdin=False):
-        if not self.loaded:
-            self._load()
-        part = hooked_part(code)
-        if part is not None:
-            return self._test_cell(part)
-        return self._replay(code)
+        try:
+            if not self.loaded:
+                self._load()
+            part = hooked_part(code)
+            if part is not None:
+                return self._test_cell(part)
+            return self._replay(code)
+        except Exception as err:  # noqa: BLE001 - a reply always goes out: nbgrader must never wait out a timeout
+            return self._error("IsolatedKernelError", f"{type(err).__name__}: {err}")
 
     def _test_cell(self, part):
         if self.problem:

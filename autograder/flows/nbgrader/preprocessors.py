@@ -18,9 +18,12 @@ autograded as nbgrader alone would.
                          starts while the service grades; the grade is waited for before the first
                          cell (the file must still be what was graded), and the progress logged
     IsolatedIgnorePattern  IgnorePattern, on for this notebook (any stderr would zero a test cell)
+    SafeMarkdown         student markup that could run in the formgrader (a script, an event handler) shown
+                         as text instead
     ModelAnswers         (last) graders see the model answer under each written answer
 """
 import os
+import re
 import time
 import weakref
 
@@ -306,6 +309,55 @@ class IsolatedIgnorePattern(IgnorePattern):
         return super().__call__(nb, resources)
 
 
+class SafeMarkdown(NbGraderPreprocessor):
+    """Autograde, before ModelAnswers: the autograded notebook shows graders no student markup that could run.
+
+    The formgrader renders the autograded notebook with nbconvert's HTMLExporter, unsanitised, on the Jupyter
+    server's origin with the grader's session: an `<img onerror=...>` in a written answer ran script there that
+    read the instructor notebook through /api/contents and ran code in a new kernel as the instructor (red team
+    of issue 23). A Markdown cell the student wrote (any not identical to one of the instructor notebook) is
+    kept as it is when what it renders is inside the written answers' allow-list (flows/written/render.py),
+    else shown as text: a note and its source in a code block, which nothing renders. A raw cell loses the
+    format that would make nbconvert paste it into the page as HTML; widget state (an HTML widget sets
+    innerHTML) goes. Code cells' outputs are the isolated kernel's, which sends text only. The submitted copy
+    is never changed; generate_feedback renders this same notebook, so students see their answer the same way.
+    """
+
+    def preprocess(self, nb, resources):
+        if not ours(resources):
+            return nb, resources
+        from ..written.render import unsafe_markup
+
+        info = resources["nbgrader"]
+        path = os.path.join(course_of(resources), "source", info["assignment"], f"{info['notebook']}.ipynb")
+        try:
+            trusted = {c.source for c in nbformat.read(path, as_version=4).cells}
+        except (OSError, ValueError):
+            trusted = set()
+        nb.metadata.pop("widgets", None)
+        for cell in nb.cells:
+            source = cell.get("source", "")
+            if source in trusted:
+                continue
+            if cell.get("cell_type") == "raw":
+                for key in ("raw_mimetype", "format"):
+                    cell.get("metadata", {}).pop(key, None)
+            elif cell.get("cell_type") == "markdown":
+                why = unsafe_markup(source, cell.get("attachments"))
+                if why:
+                    self.log.warning("Showing a Markdown cell as text: it holds %s", why)
+                    cell["source"] = as_text(source, why)
+                    cell.pop("attachments", None)
+        return nb, resources
+
+
+def as_text(source, why):
+    """Markdown that shows ``source`` verbatim in a code block (a fence longer than any run of backticks in it)."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", source)), default=0))
+    return (f"*Shown as text by the grader: this cell holds {why}, which the grading pages do not render.*\n\n"
+            f"{fence}text\n{source}\n{fence}")
+
+
 MODEL_ANSWER = "model_answer"  # metadata week7.kind of the graders-only cells ModelAnswers adds
 
 
@@ -350,4 +402,4 @@ class ModelAnswers(NbGraderPreprocessor):
 
 
 __all__ = ["IsolatedExecute", "IsolatedIgnorePattern", "IsolatedKernelspec", "ModelAnswers", "RestoreCellMetadata",
-           "RestoreDeletedCells", "SandboxGrade", "StudentKernelspec"]
+           "RestoreDeletedCells", "SafeMarkdown", "SandboxGrade", "StudentKernelspec"]

@@ -122,6 +122,23 @@ def is_current(record, digest, key):
             and record.get("key") == key)
 
 
+def sendable(text):
+    """``text`` as JSON and the kernel protocol carry it: lone surrogates (a cell's `print("\\ud800")`) as
+    backslash escapes. Raw, one made jupyter_client's packer raise in the kernel, no reply went out, and nbgrader
+    waited out its 60 s timeout for each such cell, for the whole class behind it (red team of issue 23)."""
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _sendable_values(value):
+    if isinstance(value, str):
+        return sendable(value)
+    if isinstance(value, dict):
+        return {sendable(k): _sendable_values(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_sendable_values(v) for v in value]
+    return value
+
+
 def part_text(part, score, top, results, level, problem=""):
     """What a test cell shows: the part's points, then each check as feedback ``level`` allows."""
     lines = [f"Part {part}: {score:g} / {top:g}"]
@@ -132,7 +149,7 @@ def part_text(part, score, top, results, level, problem=""):
             mark = "ok  " if r.status == "passed" else "FAIL"  # Status is a StrEnum: no engine import here
             detail = r.feedback(level)
             lines.append(f"  {mark} {r.title} ({r.score:g}/{r.points:g})" + (f": {detail}" if detail else ""))
-    return "\n".join(lines) + "\n"
+    return sendable("\n".join(lines) + "\n")
 
 
 def build_record(student, digest, report, cells, level, started, key):
@@ -153,7 +170,8 @@ def build_record(student, digest, report, cells, level, started, key):
         "results": [r.to_dict() for r in report.results],  # TestResult.from_dict reads them back
         # Every code cell as the sandbox saw it; those that ran carry their output and error.
         "cells": [dict({"index": i, "source": source},
-                       **({"ran": True, "output": executed[i].output, "error": executed[i].error,
-                           "fatal": executed[i].fatal} if i in executed else {"ran": False}))
+                       **({"ran": True, "output": _sendable_values(executed[i].output),
+                           "error": _sendable_values(executed[i].error),
+                           "fatal": _sendable_values(executed[i].fatal)} if i in executed else {"ran": False}))
                   for i, source in enumerate(cells) if source],
     }

@@ -37,6 +37,7 @@ import traceback
 from collections import deque
 from pathlib import Path
 
+from ...assignment import workdir
 from ...settings import DEFAULT_FEEDBACK, Settings, SettingsError
 from . import RECORDS
 from .address import socket_path
@@ -64,6 +65,17 @@ def grader_key(settings) -> str:
     return key(argparse.Namespace(settings=settings))
 
 
+def secret_in_use() -> str:
+    """The fingerprint of the secret this service draws probes from (created now if there is none): part of a
+    record's key, so a record drawn from another secret is never current. Called only once the Grader's template
+    is forked, as every grade reads the secret anyway."""
+    from ...engine import secret
+    from ..batch_shard import secret_fingerprint
+
+    secret.load()
+    return secret_fingerprint() or ""
+
+
 def log(message: str) -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{os.getpid()}] {message}", file=sys.stderr, flush=True)
 
@@ -73,6 +85,7 @@ class Service:
         self.course, self.grader = course, grader
         self.settings = grader.settings.replace(feedback=DEFAULT_FEEDBACK)  # the feedback level is per request
         self.code = grader_key(Settings())  # compared before each request: new code, new service
+        self.workdir = str(workdir())  # where the secret and caches are: the clients' (client.service_env)
         self.queue: deque = deque()  # (student, settings) nbgrader autogrades next
 
     def stale(self) -> bool:
@@ -85,7 +98,7 @@ class Service:
         from .record import Unreadable, build_record, is_current, keep_copy, load_record, read_submission, sha256, \
             write_record
 
-        key, started, clock = grader_key(settings), time.time(), time.monotonic()
+        key, started, clock = f"{grader_key(settings)}/{secret_in_use()}", time.time(), time.monotonic()
         try:
             data = read_submission(self.course, student)
         except Unreadable as err:
@@ -122,7 +135,7 @@ class Refusing:
     autograde of that student fails too (never a 0 in the gradebook)."""
 
     def __init__(self, why: str) -> None:
-        self.why, self.settings = why, None
+        self.why, self.settings, self.workdir = why, None, None
         self.queue: deque = deque()
 
     def stale(self) -> bool:
@@ -195,6 +208,12 @@ def handle(conn: socket.socket, service: Service | Refusing) -> bool:
         log("asked to grade with other settings than it was started with: retiring (the next request starts "
             "a service with them)")
         send_message(conn, {"ok": False, "restart": True, "error": "the settings changed"})
+        return True
+    asked_workdir = request.get("workdir")
+    if service.workdir is not None and asked_workdir is not None and str(asked_workdir) != service.workdir:
+        log(f"asked to grade for the working directory {asked_workdir}, not {service.workdir}: retiring (the next "
+            "request starts a service there)")
+        send_message(conn, {"ok": False, "restart": True, "error": "the working directory changed"})
         return True
     service.queue = deque((s, settings) for s in request.get("then") or () if valid_student(s) and s != student)
     try:

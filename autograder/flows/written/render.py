@@ -91,9 +91,9 @@ def sanitize(html):
                      url_schemes={"http", "https", "mailto", "data"}, strip_comments=True, link_rel=None)
 
 
-def markdown_html(text, attachments=None):
-    """A Markdown cell as safe HTML (nbconvert's renderer, then ``sanitize``); math kept for MathJax."""
-    from markupsafe import Markup
+def rendered(text, attachments=None):
+    """A Markdown cell as nbconvert renders it (what Jupyter, the formgrader and nbconvert show), unsanitised;
+    raises when nbconvert cannot render it."""
     from nbconvert.filters.markdown_mistune import IPythonRenderer, InvalidNotebook, MarkdownWithMath
 
     def render(source):
@@ -101,15 +101,58 @@ def markdown_html(text, attachments=None):
         return MarkdownWithMath(renderer=renderer).render(source)
 
     try:
-        try:
-            html = render(text or "")
-        except InvalidNotebook:  # an attachment the cell names but does not carry: the image is dropped
-            html = render(re.sub(r"attachment:[^)\s]*", "#missing-attachment", text or ""))
+        return render(text or "")
+    except InvalidNotebook:  # an attachment the cell names but does not carry: the image is dropped
+        return render(re.sub(r"attachment:[^)\s]*", "#missing-attachment", text or ""))
+
+
+def markdown_html(text, attachments=None):
+    """A Markdown cell as safe HTML (nbconvert's renderer, then ``sanitize``); math kept for MathJax."""
+    from markupsafe import Markup
+
+    try:
+        html = rendered(text, attachments)
     except Exception:  # noqa: BLE001 - whatever the Markdown, the page is still written
         from markupsafe import escape
 
         return Markup(f"<pre>{escape(text or '')}</pre>")
     return Markup(sanitize(html))
+
+
+# MathJax (the formgrader's and Jupyter's) commands that link, style or load: \href{javascript:...} runs script
+# on a click, \style/\class/\cssId restyle the page around the answer.
+MATHJAX_ACTIVE = re.compile(r"\\(href|unicode|class|style|cssId|require|data|html)\b")
+
+
+def _markup(html):
+    """Every start tag of ``html`` with its attributes, as a browser's parser reads them."""
+    from html.parser import HTMLParser
+
+    found = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, tuple(sorted((k, v or "") for k, v in attrs))))
+
+    parser = Tags(convert_charrefs=True)
+    parser.feed(html)
+    parser.close()
+    return sorted(found)
+
+
+def unsafe_markup(text, attachments=None):
+    """Why a Markdown cell is not safe to show as rendered (None when it is): what nbconvert renders of it holds a
+    tag or attribute the allow-list removes (a script, an event handler, a javascript: link, an iframe, a form),
+    or MathJax commands that link or style. The same allow-list as the written answers' pages (``sanitize``)."""
+    if MATHJAX_ACTIVE.search(text or ""):
+        return "MathJax commands that link or style"
+    try:
+        html = rendered(text, attachments)
+    except Exception:  # noqa: BLE001 - what nbconvert cannot render here is not shown rendered
+        return "Markdown that nbconvert cannot render"
+    if _markup(html) != _markup(sanitize(html)):
+        return "HTML outside the allow-list"
+    return None
 
 
 def code_html(code):

@@ -18,6 +18,9 @@ notebook it must score no better than). tests/test_nbgrader_flow.py grades them 
   forge               masks left blank + every forging trick: a fake masks test cell after the
                       real one, the real one's source replaced by its points, a solution cell
                       that prints the points and defines grade_part, its own kernelspec
+  formgrader_script   the solution + markup that runs script where the formgrader renders it (written answers,
+                      an HTML raw cell, widget state), and one written answer of honest markup
+  surrogate_output    the solution + cells that print a lone surrogate (the kernel could not send it)
   planted_modules     the solution + files beside it in its submission folder (nbgrader copies
                       them into the folder its kernel runs in): ipykernel/, autograder/, zmq.py,
                       sitecustomize.py, ipython_kernel_config.py, each writing a marker file
@@ -168,6 +171,46 @@ def planted_modules(released, solution, masks_blank, course, root):
     return nbformat.writes(solution), "solution"
 
 
+SCRIPT_MARK = "week7-formgrader-script"  # in every piece of markup formgrader_script hopes the grader's browser runs
+HONEST_MARKUP = "| shape | meaning |\n|---|---|\n| `(N, T, D)` | batch, time, model width |\n\n" \
+                "The scale is $\\frac{1}{\\sqrt{d_k}}$, so $a<b$ stays; <sub>small</sub> and <br> line breaks too."
+HONEST_WORDS = "batch, time, model width"
+
+
+def formgrader_script(released, solution, masks_blank, course, root):
+    """The solution with markup that runs script where the formgrader renders it: in a written answer an
+    `<img onerror>` (red team of issue 23: it read the instructor notebook and ran code as the instructor), a
+    <script>, a javascript: link, MathJax's \\href, an HTML raw cell, an HTML widget's state; and one written
+    answer of honest markup (a table, math, <sub>, <br>) that must stay as it is."""
+    nb = copy.deepcopy(solution)
+    answers = [c for c in nb.cells if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution")]
+    answers[0].source += (f"\n\nSee <img src=x onerror=\"document.title='{SCRIPT_MARK}'\">"
+                          f" and [the notes](javascript:alert('{SCRIPT_MARK}')).")
+    answers[1].source += f"\n\n<script>document.title = '{SCRIPT_MARK}';</script>\n\n" \
+                         f"$\\href{{javascript:alert('{SCRIPT_MARK}')}}{{x}}$"
+    answers[2].source += "\n\n" + HONEST_MARKUP
+    raw = nbformat.v4.new_raw_cell(f"<script>document.title = '{SCRIPT_MARK}';</script>")
+    raw.metadata["raw_mimetype"] = "text/html"
+    nb.cells.append(raw)
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"version_major": 2, "version_minor": 0,
+                              "state": {"w": {"model_name": "HTMLModel", "model_module": "@jupyter-widgets/controls",
+                                              "model_module_version": "2.0.0", "state": {
+                                                  "value": f"<img src=x onerror=\"alert('{SCRIPT_MARK}')\">"}}}}}
+    return nbformat.writes(nb), "solution"
+
+
+SURROGATE = "\\ud800"  # as a notebook's JSON writes a lone surrogate
+
+
+def surrogate_output(released, solution, masks_blank, course, root):
+    """The solution + cells whose output holds a lone surrogate: the isolated kernel could not send it, nbgrader
+    waited out its 60 s timeout per cell for the whole class (red team of issue 23)."""
+    nb = copy.deepcopy(solution)
+    for k in range(3):
+        nb.cells.append(new_code_cell(f'print("surrogate {k}: {SURROGATE}")'))
+    return nbformat.writes(nb), "solution"
+
+
 _PLANT = f"open('/tmp/{MARK}-planted', 'w').write('ran')\n"
 # Files an attack puts beside its notebook: {attack: {relative path: text}}.
 EXTRA_FILES = {"planted_modules": {name: _PLANT for name in (
@@ -176,4 +219,5 @@ EXTRA_FILES = {"planted_modules": {name: _PLANT for name in (
 
 
 ATTACKS = {f.__name__: f for f in (stub_reads_hidden, vandal, meta_duplicate_id, meta_test_as_solution,
-                                   meta_cell_types, meta_bogus, forge, planted_modules)}
+                                   meta_cell_types, meta_bogus, forge, planted_modules, formgrader_script,
+                                   surrogate_output)}
