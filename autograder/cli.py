@@ -9,6 +9,7 @@ without it, an installed package uses $WEEK7_WORKDIR or the current directory, a
 import argparse
 import importlib
 import os
+import stat
 import sys
 import traceback
 from pathlib import Path
@@ -76,9 +77,12 @@ EXIT_GRADER_FAULT = 3  # the grader failed (a worker could not be started, a che
 
 
 def _remove(path):
+    """An earlier run's results file, so nobody takes it for this run's: a regular file only. `--out /dev/null`
+    (as `make bench` writes) once unlinked the machine's /dev/null when run as root."""
     if path and path != "-":
         try:
-            os.unlink(path)
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                os.unlink(path)
         except FileNotFoundError:
             pass
 

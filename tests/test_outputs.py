@@ -558,3 +558,34 @@ def test_large_honest_notebook_grades(tmp_path, solution_notebook):
     assert (rows["big"]["status"], float(rows["big"]["total"])) == ("graded", total()), rows["big"]
     assert float(rows["alice"]["total"]) == total()
 
+
+
+def test_an_earlier_results_file_is_removed_and_nothing_else(tmp_path):
+    """Before grading, `grade` removes an earlier results file so that nobody takes it for this run's; only a
+    regular file. (`--out /dev/null`, as `make bench` writes, once unlinked the machine's /dev/null as root.)"""
+    from autograder.cli import _remove
+
+    old = tmp_path / "results.json"
+    old.write_text("{}")
+    fifo, folder, link = tmp_path / "fifo", tmp_path / "folder", tmp_path / "link"
+    os.mkfifo(fifo)
+    folder.mkdir()
+    link.symlink_to(old)
+    for kept in (fifo, folder, link):
+        _remove(str(kept))
+        assert os.path.lexists(kept), kept
+    _remove(str(old))
+    assert not old.exists()
+    _remove(str(tmp_path / "missing.json"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_grade_out_to_a_device_leaves_the_device(tmp_path):
+    import stat
+
+    null = tmp_path / "null"
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a second /dev/null
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(STUDENT_NOTEBOOK), "--out", str(null)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert stat.S_ISCHR(os.lstat(null).st_mode)
