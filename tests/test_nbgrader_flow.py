@@ -441,6 +441,10 @@ def active_markup(html, mark):
                 found.append(f"text in {self.stack[-3:]}")
 
     Page(convert_charrefs=True).feed(html)
+    # And as text, for what Python's parser reads otherwise than a browser (a <script> after `<!-- --!>` is in a
+    # comment to html.parser, an element to Chromium): the mark after an unescaped script tag or event handler.
+    found += re.findall(rf"<script\b[^<]*{mark}|<[a-z][^<>]*\son\w+\s*=[^<>]*{mark}|href=[\"']?javascript:[^<>]*{mark}",
+                        html, flags=re.I)
     return found
 
 

@@ -148,3 +148,42 @@ def test_markdown_answers_render_and_are_cleaned():
     assert not [t for t, _ in found if t == "script"]
     assert ("img", {}) in found, "the image without its handler"
     assert [a.get("href") for t, a in found if t == "a"] == [None, "https://example.org"]
+
+
+# ---- unsafe_markup: which Markdown cells the nbgrader flow shows graders as text (SafeMarkdown) -------------------
+SCRIPT = "<script>document.title='x'</script>"
+RUNS_IN_A_BROWSER = {  # each ran its script in the formgrader's page in Chromium (red team of issue 23)
+    "img_onerror": "See <img src=x onerror=alert(1)>",
+    "script": SCRIPT,
+    "javascript_link": "[notes](javascript:alert(1))",
+    "mathjax_href": r"$\href{javascript:alert(1)}{x}$",
+    "iframe": "<iframe src=https://example.org></iframe>",
+    "comment_bang": f"<!-- --!>{SCRIPT} -->",
+    "comment_abrupt": f"<!-->{SCRIPT}-->",
+    "comment_abrupt2": f"<!--->{SCRIPT}-->",
+    "cdata": f"<![CDATA[ >{SCRIPT} ]]>",
+    "inline_cdata": f"text <![CDATA[ >{SCRIPT}]]> text",
+    "inline_comment_bang": f"text <!-- --!>{SCRIPT} --> text",
+}
+HONEST = {
+    "math": r"The scale is $\frac{1}{\sqrt{d_k}}$ and $a<b$, $x > 0$.",
+    "code": "`x<y && z>w` and\n\n```python\nif a < b: pass  # <!-- not a comment -->\n```",
+    "table": "| a | b |\n|---|---|\n| 1 | 2 |",
+    "inline_html": "H<sub>2</sub>O, <b>bold</b>, a<br>break, <details><summary>more</summary>text</details>",
+    "image": "![plot](data:image/png;base64,iVBORw0KGgo=)",
+    "link": "[docs](https://pytorch.org/docs)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS_IN_A_BROWSER))
+def test_markup_that_runs_is_shown_as_text(name):
+    from autograder.flows.written.render import unsafe_markup
+
+    assert unsafe_markup(RUNS_IN_A_BROWSER[name])
+
+
+@pytest.mark.parametrize("name", sorted(HONEST))
+def test_honest_markup_is_shown_rendered(name):
+    from autograder.flows.written.render import unsafe_markup
+
+    assert unsafe_markup(HONEST[name]) is None

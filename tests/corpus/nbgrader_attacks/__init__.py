@@ -180,14 +180,16 @@ HONEST_WORDS = "batch, time, model width"
 def formgrader_script(released, solution, masks_blank, course, root):
     """The solution with markup that runs script where the formgrader renders it: in a written answer an
     `<img onerror>` (red team of issue 23: it read the instructor notebook and ran code as the instructor), a
-    <script>, a javascript: link, MathJax's \\href, an HTML raw cell, an HTML widget's state; and one written
+    <script>, one inside `<!-- --!>` (Python's parser reads a comment, a browser a script: second round), a
+    javascript: link, MathJax's \\href, an HTML raw cell, an HTML widget's state; and one written
     answer of honest markup (a table, math, <sub>, <br>) that must stay as it is."""
     nb = copy.deepcopy(solution)
     answers = [c for c in nb.cells if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution")]
     answers[0].source += (f"\n\nSee <img src=x onerror=\"document.title='{SCRIPT_MARK}'\">"
                           f" and [the notes](javascript:alert('{SCRIPT_MARK}')).")
     answers[1].source += f"\n\n<script>document.title = '{SCRIPT_MARK}';</script>\n\n" \
-                         f"$\\href{{javascript:alert('{SCRIPT_MARK}')}}{{x}}$"
+                         f"$\\href{{javascript:alert('{SCRIPT_MARK}')}}{{x}}$\n\n" \
+                         f"Also <!-- --!><script>document.title = '{SCRIPT_MARK}';</script> --> here."
     answers[2].source += "\n\n" + HONEST_MARKUP
     raw = nbformat.v4.new_raw_cell(f"<script>document.title = '{SCRIPT_MARK}';</script>")
     raw.metadata["raw_mimetype"] = "text/html"
