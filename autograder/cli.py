@@ -18,12 +18,19 @@ from .assignment import WORKDIR_VARIABLE, workdir
 from .settings import SettingsError, add_options, describe, resolve
 
 
+def _settings(args, command):
+    """The settings in force for ``command``, or None once it has said why they cannot be read."""
+    try:
+        return resolve(args, workdir())
+    except SettingsError as why:
+        print(f"{command}: {why}", file=sys.stderr)
+        return None
+
+
 def _grade(args):
     from .sandbox.confinement import ConfinementUnavailable, probe
-    try:
-        settings = resolve(args, workdir())
-    except SettingsError as why:
-        print(f"grade: {why}", file=sys.stderr)
+    settings = _settings(args, "grade")
+    if settings is None:
         return EXIT_BAD_SETTINGS
     try:  # first, and before PyTorch loads: where no worker can be confined (or not on Linux), nothing is graded
         probe(settings.confinement, settings.unsafe_no_sandbox)
@@ -89,10 +96,8 @@ def _remove(path):
 
 def settings_command(args):
     """`settings`: every setting with its value in force (defaults, the settings file, the options) and help."""
-    try:
-        settings = resolve(args, workdir())
-    except SettingsError as why:
-        print(f"settings: {why}", file=sys.stderr)
+    settings = _settings(args, "settings")
+    if settings is None:
         return EXIT_BAD_SETTINGS
     print(describe(settings))
     return 0

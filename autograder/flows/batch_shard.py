@@ -71,6 +71,11 @@ def secret_fingerprint() -> str | None:
         data = secret.path().read_bytes()
     except OSError:
         return None
+    return fingerprint(data)
+
+
+def fingerprint(data: bytes) -> str:
+    """A short hash of a secret's bytes, never the secret (shard manifests, the nbgrader records' key)."""
     return hashlib.sha256(b"week7 shard manifest\0" + data).hexdigest()[:16]
 
 

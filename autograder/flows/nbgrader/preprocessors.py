@@ -309,6 +309,16 @@ class IsolatedIgnorePattern(IgnorePattern):
         return super().__call__(nb, resources)
 
 
+def instructor_notebook(resources):
+    """(the instructor notebook in COURSE/source/, None) of the notebook being autograded; (None, why) if unreadable."""
+    info = resources["nbgrader"]
+    path = os.path.join(course_of(resources), "source", info["assignment"], f"{info['notebook']}.ipynb")
+    try:
+        return nbformat.read(path, as_version=4), ""
+    except (OSError, ValueError) as err:
+        return None, f"cannot read {path} ({err})"
+
+
 class SafeMarkdown(NbGraderPreprocessor):
     """Autograde, before ModelAnswers: the autograded notebook shows graders no student markup that could run.
 
@@ -328,12 +338,8 @@ class SafeMarkdown(NbGraderPreprocessor):
             return nb, resources
         from ..written.render import unsafe_markup
 
-        info = resources["nbgrader"]
-        path = os.path.join(course_of(resources), "source", info["assignment"], f"{info['notebook']}.ipynb")
-        try:
-            trusted = {c.source for c in nbformat.read(path, as_version=4).cells}
-        except (OSError, ValueError):
-            trusted = set()
+        source, _ = instructor_notebook(resources)
+        trusted = {c.source for c in source.cells} if source is not None else set()
         nb.metadata.pop("widgets", None)
         for cell in nb.cells:
             source = cell.get("source", "")
@@ -374,12 +380,9 @@ class ModelAnswers(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         if not ours(resources):
             return nb, resources
-        info = resources["nbgrader"]
-        path = os.path.join(course_of(resources), "source", info["assignment"], f"{info['notebook']}.ipynb")
-        try:
-            source = nbformat.read(path, as_version=4)
-        except (OSError, ValueError) as err:
-            self.log.warning("No model answers for graders: cannot read %s (%s)", path, err)
+        source, problem = instructor_notebook(resources)
+        if source is None:
+            self.log.warning("No model answers for graders: %s", problem)
             return nb, resources
         models = {c.metadata["nbgrader"]["grade_id"]: (c.source, c.metadata["nbgrader"].get("points"))
                   for c in source.cells if c.cell_type == "markdown"

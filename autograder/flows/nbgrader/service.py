@@ -67,13 +67,12 @@ def grader_key(settings) -> str:
 
 def secret_in_use() -> str:
     """The fingerprint of the secret this service draws probes from (created now if there is none): part of a
-    record's key, so a record drawn from another secret is never current. Called only once the Grader's template
-    is forked, as every grade reads the secret anyway."""
+    record's key, so a record drawn from another secret is never current. Called once the Grader's template is
+    forked (every grade reads the secret anyway)."""
     from ...engine import secret
-    from ..batch_shard import secret_fingerprint
+    from ..batch_shard import fingerprint
 
-    secret.load()
-    return secret_fingerprint() or ""
+    return fingerprint(secret.load())
 
 
 def log(message: str) -> None:
@@ -86,6 +85,7 @@ class Service:
         self.settings = grader.settings.replace(feedback=DEFAULT_FEEDBACK)  # the feedback level is per request
         self.code = grader_key(Settings())  # compared before each request: new code, new service
         self.workdir = str(workdir())  # where the secret and caches are: the clients' (client.service_env)
+        self.secret = secret_in_use()  # once: the template is forked; a record drawn from another is never current
         self.queue: deque = deque()  # (student, settings) nbgrader autogrades next
 
     def stale(self) -> bool:
@@ -98,7 +98,7 @@ class Service:
         from .record import Unreadable, build_record, is_current, keep_copy, load_record, read_submission, sha256, \
             write_record
 
-        key, started, clock = f"{grader_key(settings)}/{secret_in_use()}", time.time(), time.monotonic()
+        key, started, clock = f"{grader_key(settings)}/{self.secret}", time.time(), time.monotonic()
         try:
             data = read_submission(self.course, student)
         except Unreadable as err:
