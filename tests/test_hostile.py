@@ -49,7 +49,7 @@ GROUPS = {
                      "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note",
                      "keyring_poison"]),
     "reach": (150, ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
-                    "deep_scratch", "renice_everyone"]),
+                    "deep_scratch", "locked_scratch", "renice_everyone"]),
 }
 
 pytestmark = [pytest.mark.slow,

@@ -6,9 +6,12 @@ user's. (A grade killed by SIGKILL at 09:55 left 1,500 nested folders in /tmp th
 """
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +94,75 @@ def test_the_step_holds_its_lock_until_undone(tmp_path):
         os.close(fd)
     steps.Scratch().undo(ctx)
     assert not os.path.exists(work) and ctx.keeper_fds == []
+
+
+def _locked_tree(top):
+    """Folders their owner made unwritable around its files, as the hostile case locked_scratch leaves them."""
+    for name, mode in (("ro", 0o500), ("none", 0o000), ("wx", 0o300)):
+        inner = top / name / "inner"
+        inner.mkdir(parents=True)
+        (inner / "kept.bin").write_bytes(b"z" * 4096)
+        os.chmod(inner, mode)
+        os.chmod(top / name, mode)
+    os.symlink("/etc", top / "elsewhere")  # never followed: /etc keeps its modes
+    os.chmod(top, 0o500)
+
+
+def test_folders_made_unwritable_are_removed_by_their_owner():
+    """rm -rf alone cannot unlink a file in a folder its owner made unwritable or unreadable (where the worker has
+    the grader's uid, as in a Kubernetes pod); remove_tree opens them up first, and follows no symlink doing so."""
+    etc_mode = os.stat("/etc").st_mode
+
+    def job(parent):
+        top = parent / "week7-worker-locked"
+        top.mkdir()
+        _locked_tree(top)
+        subprocess.run(["rm", "-rf", str(top)], stderr=subprocess.DEVNULL)
+        said = "rm alone left it" if top.exists() else "rm alone removed it"
+        steps.remove_tree(str(top))
+        return f"{said}|{'left' if top.exists() else 'gone'}"
+
+    assert _as_user(job) == "rm alone left it|gone"
+    assert os.stat("/etc").st_mode == etc_mode
+
+
+def _as_user(job):
+    """``job()`` in a child as uid 65534 (where we are root) in a folder it owns; what it returns, as text."""
+    parent = Path(tempfile.mkdtemp(prefix="week7-scratch-test-", dir="/tmp"))  # a user can reach it, unlike tmp_path
+    report_r, report_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(report_r)
+            if os.geteuid() == 0:
+                os.chown(parent, 65534, 65534)
+                os.setresgid(65534, 65534, 65534)
+                os.setresuid(65534, 65534, 65534)
+            os.write(report_w, str(job(parent)).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(report_w)
+    with os.fdopen(report_r) as report:
+        said = report.read()
+    os.waitpid(pid, 0)
+    subprocess.run(["chmod", "-R", "u+rwX", str(parent)], check=False)
+    shutil.rmtree(parent, ignore_errors=True)
+    return said
+
+
+def test_a_folder_the_watchdog_may_not_list_is_seen():
+    """A folder made 0o300 (or through a umask) hides what it holds from a walk of the scratch directory: the
+    watchdog must say so (it kills the tree), not count nothing there (red team of stop 26)."""
+    from autograder.sandbox import budget
+
+    def job(parent):
+        top = parent / "week7-worker-hidden"
+        top.mkdir()
+        open_before = budget._scratch_bytes(str(top))
+        os.mkdir(top / "h", 0o300)
+        (top / "h" / "big").write_bytes(b"z" * (1 << 20))
+        return f"{open_before[2]}|{budget._scratch_bytes(str(top))[2]}"
+
+    assert _as_user(job) == "False|True"

@@ -69,8 +69,10 @@ def environments(installed):
     "gradescope": (the image's root, the checkout's zip, setup.sh's run)}."""
     work = installed.clone.parent / "my-course"
     work.mkdir(exist_ok=True)
-    return {"bin": installed.bin, "work": work, "clone": installed.clone,
-            "gradescope": (installed.gradescope, installed.checkout_zip, installed.setup)}
+    yield {"bin": installed.bin, "work": work, "clone": installed.clone,
+           "gradescope": (installed.gradescope, installed.checkout_zip, installed.setup)}
+    from autograder.flows.nbgrader import client
+    client.stop(work / "build" / "course")  # the nbgrader flow's grading service, which would wait its idle time
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 from collections import deque
 
 from ..assignment import HIDDEN, ROOT, module_prefixes
@@ -59,6 +60,7 @@ def load_shared_torch():
     torch.testing.assert_close(torch.zeros(1), torch.zeros(1))
 
 
+CLOSE_SECONDS = 65.0  # the template's own bound for its keepers' clean-up (sandbox/template.py), and a margin
 ANSWER_SECONDS = 120.0  # a template answers at once, or after its warm-up (~1-2 s); silence means it is stuck
 
 
@@ -183,6 +185,11 @@ class Template:
         for pending in self.waiting:
             pending.sock.close()
         self.waiting.clear()
+        # Hung up on, the template ends its workers and waits for their keepers' clean-up (scratch directories,
+        # control groups) before it exits; only one that does not is killed.
+        end = time.monotonic() + CLOSE_SECONDS
+        while self.alive() and time.monotonic() < end:
+            time.sleep(0.01)
         if self.process is not None:
             self.process.kill()
             self.process.wait()

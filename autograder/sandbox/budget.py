@@ -319,8 +319,10 @@ MAX_SCRATCH_ENTRIES = 20_000  # files and folders a scratch directory may hold (
 
 
 def _scratch_bytes(scratch):
-    """(bytes, entries) under a scratch directory on the host's file system (no namespaces: no private mount)."""
-    used, entries, todo = 0, 0, [scratch]
+    """(bytes, entries, hidden) under a scratch directory on the host's file system (no namespaces: no private
+    mount). ``hidden``: a folder in it that we may not list (made with mode 0o300, or after a umask: what it
+    holds would go uncounted, and rm -rf could not remove it; red team of stop 26)."""
+    used, entries, todo, hidden = 0, 0, [scratch], False
     while todo and entries <= MAX_SCRATCH_ENTRIES:
         try:
             with os.scandir(todo.pop()) as found:
@@ -333,9 +335,11 @@ def _scratch_bytes(scratch):
                     used += info.st_blocks * 512
                     if entry.is_dir(follow_symlinks=False):
                         todo.append(entry.path)
-        except OSError:
+        except PermissionError:
+            hidden = True
+        except OSError:  # removed meanwhile
             pass
-    return used, entries
+    return used, entries, hidden
 
 
 class Watchdog:
@@ -355,7 +359,7 @@ class Watchdog:
         used = sum(_pss_bytes(pid) for pid in tree)
         if self.worker:
             used += _tmpfs_bytes(self.worker, self.disk_mib)
-        disk, entries = _scratch_bytes(self.scratch) if self.scratch else (0, 0)
+        disk, entries, hidden = _scratch_bytes(self.scratch) if self.scratch else (0, 0, False)
         if self.scratch:
             disk += _unnamed_bytes(tree if self.tree else descendants(self.keeper), self.scratch)
         self.peak = max(self.peak, used)
@@ -365,6 +369,8 @@ class Watchdog:
             self.fired = f"{len(tree)} processes over {self.processes}"
         elif disk > self.disk_mib << 20 or entries > MAX_SCRATCH_ENTRIES:
             self.fired = f"its work directory holds {disk >> 20} MiB in {entries} entries, over {self.disk_mib} MiB"
+        elif hidden:
+            self.fired = "its work directory holds a folder the grader may not list"
         if self.fired:
             kill_descendants(self.keeper, self.group)
         return not self.fired

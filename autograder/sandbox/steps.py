@@ -163,14 +163,27 @@ def sweep(parent: str, now: float | None = None) -> list[str]:
 def remove_tree(path):
     """Remove a worker's scratch directory whatever it holds: coreutils' rm works through file descriptors, so
     depth (1,100 nested folders made shutil.rmtree recurse too deep, red team of issue 22) and path length do
-    not stop it; shutil is the fallback where there is no rm."""
+    not stop it. A folder the worker made unwritable (chmod 0o500: its files cannot be unlinked, even by their
+    owner) is opened up first; chmod -R leaves the symlinks it meets alone. shutil is the fallback where
+    there are no coreutils."""
+    for opener in (None, ["chmod", "-R", "u+rwX", "--", path]):
+        if opener:
+            _run(opener)
+        _run(["rm", "-rf", "--one-file-system", "--", path])
+        if not os.path.lexists(path):
+            return
     try:
-        subprocess.run(["rm", "-rf", "--one-file-system", "--", path], stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=False)
+        shutil.rmtree(path, ignore_errors=True)
+    except RecursionError:
+        pass
+
+
+def _run(command):
+    try:
+        subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=120, check=False)
     except (OSError, subprocess.SubprocessError):
         pass
-    if os.path.lexists(path):
-        shutil.rmtree(path, ignore_errors=True)
 
 
 # ---- the worker's steps ------------------------------------------------------------------------------

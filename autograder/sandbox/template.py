@@ -50,24 +50,49 @@ def warm_up(lab):
     torch.nn.Transformer.generate_square_subsequent_mask(4)
 
 
+KEEPERS: set[int] = set()  # the keepers this template forked and has not reaped yet
+CLEAN_UP_SECONDS = 60.0  # for the last keepers to remove their scratch once the grader hangs up
+
+
 def reap(*_):
     try:
-        while os.waitpid(-1, os.WNOHANG)[0] > 0:
-            pass
+        while (pid := os.waitpid(-1, os.WNOHANG)[0]) > 0:
+            KEEPERS.discard(pid)
     except ChildProcessError:
-        pass
+        KEEPERS.clear()
+
+
+def finish():
+    """The grader hung up: end what still runs and wait for every keeper's clean-up, so that once the grader
+    has seen us exit, no worker's process, control group or scratch directory is left (a keeper that the
+    template's death left to clean up alone was still removing a deep scratch directory after the grade)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # no reaping behind our back: each pid stays ours
+    reap()
+    for pid in KEEPERS:  # unreaped, so still our children: the signal reaches no one else
+        try:
+            os.kill(pid, signal.SIGTERM)  # a keeper with a worker kills its tree; one cleaning up ignores it
+        except OSError:
+            pass
+    end = time.monotonic() + CLEAN_UP_SECONDS
+    while KEEPERS and time.monotonic() < end:
+        reap()
+        time.sleep(0.01)
 
 
 def start_worker(config, worker_fd, control, lab):
     """Fork a keeper, which forks the confined worker; return the worker's pid in our PID namespace."""
     report_r, report_w = os.pipe()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # reaped only once it is in KEEPERS
     pid = os.fork()
     if pid:  # the template
+        KEEPERS.add(pid)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         os.close(report_w)
         data = os.read(report_r, 64)
         os.close(report_r)
         return int(data or b"-1")
     try:  # the keeper
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})  # the worker's mask is the default one
         os.close(report_r)
         control.close()
         keep(config, worker_fd, report_w, lab)
@@ -120,6 +145,9 @@ def keep(config, worker_fd, report_w, lab):
         os.close(report_w)
         watch(worker_pid, ctx)
     finally:
+        # The tree is gone (watch returns once it is): from here a SIGTERM (the template's end) must not stop the
+        # clean-up half-way, as its handler's kill_descendants would the rm of the scratch directory.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         for step in reversed(done):  # each one, whatever the one before did
             try:
                 step.undo(ctx)
@@ -212,6 +240,7 @@ def serve(control, lab_source):
         except InterruptedError:
             continue
         if not message:
+            finish()
             break
         pid = start_worker(WorkerConfig.from_json(message), fds[0], control, lab)
         os.close(fds[0])

@@ -12,7 +12,7 @@ _kids = []
 for _c in range(2):
     _pid = _os.fork()
     if _pid == 0:
-        _held, _pairs = 0, []
+        _held, _pairs, _said = 0, [], ""
         try:
             for _i in range(200):
                 _a, _b = _s.socketpair()
@@ -28,8 +28,8 @@ for _c in range(2):
                 if _held > (3 << 30):
                     break
         except BaseException as _e:
-            _os.write(_w, f"[{_e!r}]".encode())
-        _os.write(_w, f"{_held >> 20} MiB;".encode())
+            _said = f"[{_e!r}]"
+        _os.write(_w, f"{_said}{_held >> 20} MiB;".encode())  # one write: the two children's reports never interleave
         _time.sleep(40)
         _os._exit(0)
     _kids.append(_pid)
