@@ -49,16 +49,11 @@ test: $(VENV) lint
 	@$(MAKE) --no-print-directory install-pdf || echo "(no Chromium: the PDF and report tests will say so)"
 	@# The course the tests grade against (build/course): the same build and checks as `make release`.
 	@test -f build/course/gradebook.db || $(PY) -m solutions.release
-	@# The package's tests; beside them, niced, the system-Python tier installs its clone (mostly pip: waiting on
-	@# the disk), then runs its fast tier once the tests that watch the whole machine are done (tests/conftest.py
-	@# MACHINE_WIDE: its grades would count as theirs) or the session is over, on the core the main run leaves idle.
-	@mkdir -p $(SYSTEM_TIER); rm -f $(SYSTEM_TIER)/machine-free; \
-	  ( nice -n 10 make --no-print-directory system-python-ready && \
-	    while [ ! -e $(SYSTEM_TIER)/machine-free ]; do sleep 2; done && \
-	    nice -n 10 make --no-print-directory system-python-fast ) > $(SYSTEM_TIER)/make.log 2>&1 & \
-	  tier=$$!; WEEK7_MACHINE_FREE=$(CURDIR)/$(SYSTEM_TIER)/machine-free $(PY) -m pytest tests -q; status=$$?; \
-	  touch $(SYSTEM_TIER)/machine-free; \
-	  if wait $$tier; then \
+	@# The package's tests; meanwhile the system-Python tier installs its clone (mostly pip: waiting on the disk),
+	@# niced, and its fast tier runs once they are done, so that the two never compete for the cores.
+	@mkdir -p $(SYSTEM_TIER); nice -n 10 make --no-print-directory system-python-ready > $(SYSTEM_TIER)/make.log 2>&1 & \
+	  ready=$$!; $(PY) -m pytest tests -q; status=$$?; \
+	  if wait $$ready && make --no-print-directory system-python-fast >> $(SYSTEM_TIER)/make.log 2>&1; then \
 	    tail -n 3 $(SYSTEM_TIER)/make.log; echo "fast tier on $(SYSTEM_PYTHON): passed ($(SYSTEM_TIER)/make.log)"; \
 	  else tail -n 60 $(SYSTEM_TIER)/make.log; echo "fast tier on $(SYSTEM_PYTHON): FAILED ($(SYSTEM_TIER)/make.log)"; \
 	    status=1; fi; exit $$status

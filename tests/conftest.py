@@ -17,35 +17,6 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{part}: concerns the graded part `{part}`")
 
 
-# ---- when other grading may run beside this session --------------------------------------------------------------
-# These modules look at the whole machine (no worker process, control group or scratch directory left; every worker
-# tree's memory): a grade that some other run makes meanwhile would be counted as theirs.
-MACHINE_WIDE = ("tests/test_containment.py", "tests/test_environments.py", "tests/test_hostile.py",
-                "tests/test_nbgrader_flow.py")
-MACHINE_FREE = "WEEK7_MACHINE_FREE"  # a file to create once they are done (the Makefile's system-Python tier waits)
-_last_machine_wide: list[str] = []
-
-
-def _machine_free():
-    import os
-    from pathlib import Path
-
-    if os.environ.get(MACHINE_FREE):
-        Path(os.environ[MACHINE_FREE]).touch()
-
-
-def pytest_collection_modifyitems(session, config, items):
-    wide = [item.nodeid for item in items if item.nodeid.startswith(MACHINE_WIDE)]
-    _last_machine_wide[:] = wide[-1:]
-    if not wide:
-        _machine_free()
-
-
-def pytest_runtest_logfinish(nodeid, location):
-    if _last_machine_wide and nodeid == _last_machine_wide[0]:  # its module's fixtures are torn down by now
-        _machine_free()
-
-
 @pytest.fixture(scope="session")
 def solution_notebook():
     """The instructor notebook with every solution, built fresh from the sources."""
