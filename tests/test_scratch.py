@@ -6,7 +6,6 @@ user's. (A grade killed by SIGKILL at 09:55 left 1,500 nested folders in /tmp th
 """
 import fcntl
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -97,7 +96,7 @@ def test_the_step_holds_its_lock_until_undone(tmp_path):
 
 
 def _locked_tree(top):
-    """Folders their owner made unwritable around its files, as the hostile case locked_scratch leaves them."""
+    """Folders their owner made unwritable or unlistable around its files (hostile locked_scratch makes them)."""
     for name, mode in (("ro", 0o500), ("none", 0o000), ("wx", 0o300)):
         inner = top / name / "inner"
         inner.mkdir(parents=True)
@@ -147,8 +146,7 @@ def _as_user(job):
     with os.fdopen(report_r) as report:
         said = report.read()
     os.waitpid(pid, 0)
-    subprocess.run(["chmod", "-R", "u+rwX", str(parent)], check=False)
-    shutil.rmtree(parent, ignore_errors=True)
+    steps.remove_tree(str(parent))
     return said
 
 

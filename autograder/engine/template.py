@@ -24,6 +24,7 @@ import time
 from collections import deque
 
 from ..assignment import HIDDEN, ROOT, module_prefixes
+from ..sandbox.config import CLEAN_UP_SECONDS
 from .student import GraderFault, lab_source
 
 HIDDEN_CODE = tuple(ROOT / entry for entry in HIDDEN)
@@ -60,7 +61,7 @@ def load_shared_torch():
     torch.testing.assert_close(torch.zeros(1), torch.zeros(1))
 
 
-CLOSE_SECONDS = 65.0  # the template's own bound for its keepers' clean-up (sandbox/template.py), and a margin
+CLOSE_SECONDS = CLEAN_UP_SECONDS + 5.0  # the template's own bound for its keepers' clean-up, and a margin
 ANSWER_SECONDS = 120.0  # a template answers at once, or after its warm-up (~1-2 s); silence means it is stuck
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from .confinement import Mode
 
+CLEAN_UP_SECONDS = 60.0  # a template's wait for its keepers' clean-up once the grader hangs up (template.finish)
+
 
 @dataclass(frozen=True)
 class WorkerConfig:

@@ -163,15 +163,16 @@ def sweep(parent: str, now: float | None = None) -> list[str]:
 def remove_tree(path):
     """Remove a worker's scratch directory whatever it holds: coreutils' rm works through file descriptors, so
     depth (1,100 nested folders made shutil.rmtree recurse too deep, red team of issue 22) and path length do
-    not stop it. A folder the worker made unwritable (chmod 0o500: its files cannot be unlinked, even by their
-    owner) is opened up first; chmod -R leaves the symlinks it meets alone. shutil is the fallback where
-    there are no coreutils."""
-    for opener in (None, ["chmod", "-R", "u+rwX", "--", path]):
-        if opener:
-            _run(opener)
-        _run(["rm", "-rf", "--one-file-system", "--", path])
-        if not os.path.lexists(path):
-            return
+    not stop it. A folder the worker made unwritable or unlistable (0o500, 0o300: rm cannot empty it, even as
+    its owner) is opened up, then rm runs again; chmod -R leaves the symlinks it meets alone. shutil is the
+    fallback where there are no coreutils."""
+    rm = ["rm", "-rf", "--one-file-system", "--", path]
+    _run(rm)
+    if os.path.lexists(path):
+        _run(["chmod", "-R", "u+rwX", "--", path])
+        _run(rm)
+    if not os.path.lexists(path):
+        return
     try:
         shutil.rmtree(path, ignore_errors=True)
     except RecursionError:

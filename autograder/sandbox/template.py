@@ -25,7 +25,7 @@ import torch
 
 from .. import assignment
 from . import budget, confine, identity, steps, worker
-from .config import WorkerConfig
+from .config import CLEAN_UP_SECONDS, WorkerConfig
 from .confinement import Mode
 
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
@@ -51,7 +51,6 @@ def warm_up(lab):
 
 
 KEEPERS: set[int] = set()  # the keepers this template forked and has not reaped yet
-CLEAN_UP_SECONDS = 60.0  # for the last keepers to remove their scratch once the grader hangs up
 
 
 def reap(*_):
