@@ -31,6 +31,7 @@ import os
 import re
 import stat
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -486,10 +487,14 @@ def _with_hand(rows, hand):
 
 
 def _hideable(folder):
-    """The CSV's folder holds everyone's grades; hide it unless the worker needs what is under it."""
+    """The CSV's folder holds everyone's grades; hide it unless the worker needs what is under it, or it is a
+    temporary directory itself (a worker's /tmp is a private tmpfs, or its scratch folder is made in it, where
+    nothing else is granted): hiding /tmp made every worker fail to start, and every row a grader error."""
     folder = folder.resolve()
     needed = [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(sys.executable).resolve()]
-    return folder != Path("/") and not any(folder == n or folder in n.parents for n in needed)
+    temporary = {Path(p).resolve() for p in (tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm")}
+    return folder != Path("/") and folder not in temporary \
+        and not any(folder == n or folder in n.parents for n in needed)
 
 
 def _part_max(parts):
@@ -540,7 +545,8 @@ def _write_result(sub, result, feedback, source, key, log):
     record = {"version": 1, "student": sub.student, "sha256": sub.sha256, "key": key, "row": row,
               "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
     out.write_atomic(folder / "record.json", json.dumps(record, indent=2) + "\n")
-    log.write(f"graded {sub.student} sha256={sub.sha256[:12]} status={row['status']} total={row['total']:g} "
+    total = "none" if row["total"] is None else f"{row['total']:g}"  # a grader error has no total
+    log.write(f"graded {sub.student} sha256={sub.sha256[:12]} status={row['status']} total={total} "
               f"seconds={row['seconds']:g}")
     for internal in result.get("internal") or []:
         log.write(f"internal error while grading {sub.student}:\n{redact(internal)}")
