@@ -24,7 +24,8 @@ every process of the tree and what the worker's private tmpfs mounts hold (/tmp,
 Memory held by no mapping and no file of those mounts (memfd, System V segments) is refused
 by syscalls.py. It can be overshot by what the tree allocates between two samples, and it
 does not see kernel buffers (pipes, sockets), which only a group counts; the per-process
-address-space limit still bounds each process.
+address-space limit still bounds each process. It fails closed: a process of the tree that
+/proc will not show it (not dumpable) ends the tree, as a folder it may not list does.
 """
 import errno
 import os
