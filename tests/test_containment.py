@@ -106,7 +106,7 @@ class Sampler(threading.Thread):
             else:
                 trees = {}
                 for pid, uid in _worker_processes():
-                    trees[uid] = trees.get(uid, 0) + budget._pss_bytes(pid)
+                    trees[uid] = trees.get(uid, 0) + (budget._pss_bytes(pid) or 0)
                 self.seen |= set(trees)
                 self.peak = max([self.peak, *trees.values()])
             time.sleep(0.02)

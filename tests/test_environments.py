@@ -42,11 +42,13 @@ BLANK = STUDENT_NOTEBOOK.relative_to(ROOT)
 GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
                     "deep_scratch", "locked_scratch", "renice_everyone"],
           "escape": ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network", "exfiltrate",
-                     "read_own_heap", "magics", "grader_secrets", "keyring_note", "keyring_poison"],
+                     "read_own_heap", "magics", "grader_secrets", "keyring_note", "keyring_poison",
+                     "posix_locks", "inotify_instances"],
           "exits": ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"],
           "resources": ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",
-                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files"]}
+                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files",
+                        "hide_from_watchdog", "hide_unnamed_files"]}
 CAMPAIGNS_AT_ONCE = 2
 BUDGET = {"reach": 120, "escape": 150, "exits": 150, "resources": 200}
 

@@ -40,14 +40,15 @@ from tests.points import points, total
 GROUPS = {
     "time": (240, ["infinite_loop", "ignore_signals", "endless_thread"]),
     "resources": (200, ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",
-                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files"]),
+                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files",
+                        "hide_from_watchdog", "hide_unnamed_files"]),
     "exits": (150, ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"]),
     "lies": (150, ["patch_asserts", "tensor_subclass", "pickle_return", "patch_failures"]),
     "budget": (40, ["sleep_everywhere"]),
     "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
                      "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note",
-                     "keyring_poison"]),
+                     "keyring_poison", "posix_locks", "inotify_instances"]),
     "reach": (150, ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
                     "deep_scratch", "locked_scratch", "renice_everyone"]),
 }

@@ -24,8 +24,10 @@ every process of the tree and what the worker's private tmpfs mounts hold (/tmp,
 Memory held by no mapping and no file of those mounts (memfd, System V segments) is refused
 by syscalls.py. It can be overshot by what the tree allocates between two samples, and it
 does not see kernel buffers (pipes, sockets), which only a group counts; the per-process
-address-space limit still bounds each process.
+address-space limit still bounds each process. It fails closed: a process of the tree that
+/proc will not show it (not dumpable) ends the tree, as a folder it may not list does.
 """
+import errno
 import os
 import signal
 import stat
@@ -277,30 +279,52 @@ def descendants(pid):
     return found
 
 
+REFUSED_ERRNOS = (errno.EACCES, errno.EPERM)  # /proc's answer for a process we may not read (not one that is gone)
+
+
 def _pss_bytes(pid):
+    """The process's PSS; None where /proc refuses to show it (not dumpable: prctl, or an execute-only binary)."""
     try:
         with open(f"/proc/{pid}/smaps_rollup") as handle:
             for line in handle:
                 if line.startswith("Pss:"):
                     return int(line.split()[1]) << 10
-    except (OSError, ValueError):
+    except OSError as err:
+        if err.errno in REFUSED_ERRNOS:
+            return None
+    except ValueError:
         pass
-    return 0
+    return 0  # gone meanwhile, or a zombie (no Pss line): it holds nothing
+
+
+def _confined(pid):
+    """Whether the process runs under the worker's system-call filter (its Seccomp field; /proc/PID/status is
+    readable whatever the process's dumpability). Before the filter, the worker is still the grader's own code
+    changing uid (a moment in which its keeper, reading as the worker's uid, may not read it): not a blind spot."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("Seccomp:"):
+                    return line.split()[1] != "0"
+    except (OSError, IndexError):
+        pass
+    return False
 
 
 PRIVATE_MOUNTS = ("tmp", "var/tmp", "dev/shm", "dev/mqueue")  # confine.build_filesystem's tmpfs scratch
 
 
 def _tmpfs_bytes(worker, disk_mib):
-    """What the worker's private tmpfs mounts hold, seen through its root (/proc/PID/root).
+    """What the worker's private tmpfs mounts hold, seen through its root (/proc/PID/root); None where /proc
+    refuses us its root.
 
     Only once the worker stands on a root of its own (before pivot_root its /tmp is the
     host's), and only mounts no larger than the scratch size confine.py gives them.
     """
     try:
         own, host = os.stat(f"/proc/{worker}/root/"), os.stat("/")
-    except OSError:
-        return 0
+    except OSError as err:
+        return None if err.errno in REFUSED_ERRNOS else 0
     if (own.st_dev, own.st_ino) == (host.st_dev, host.st_ino):
         return 0
     used, seen = 0, set()
@@ -356,14 +380,25 @@ class Watchdog:
 
     def check(self):
         tree = descendants(self.keeper) if self.tree else []
-        used = sum(_pss_bytes(pid) for pid in tree)
+        sizes = {pid: _pss_bytes(pid) for pid in tree}
+        unread = [pid for pid, size in sizes.items() if size is None]
+        used = sum(size for size in sizes.values() if size is not None)
         if self.worker:
-            used += _tmpfs_bytes(self.worker, self.disk_mib)
+            tmpfs = _tmpfs_bytes(self.worker, self.disk_mib)
+            unread += [self.worker] if tmpfs is None else []
+            used += tmpfs or 0
         disk, entries, hidden = _scratch_bytes(self.scratch) if self.scratch else (0, 0, False)
         if self.scratch:
-            disk += _unnamed_bytes(tree if self.tree else descendants(self.keeper), self.scratch)
+            unnamed, refused = _unnamed_bytes(tree if self.tree else descendants(self.keeper), self.scratch)
+            disk += unnamed
+            unread += refused
+        # Fail closed (issue 27: prctl(PR_SET_DUMPABLE, 0) made a 6 GiB tree count as 0): a process of the tree
+        # that /proc will not show us, once it runs the notebook's code, ends the tree.
+        blind = sorted({pid for pid in unread if _confined(pid)})
         self.peak = max(self.peak, used)
-        if used > self.cap:
+        if blind:
+            self.fired = f"process {blind[0]} of its tree hides its memory and files from the grader"
+        elif used > self.cap:
             self.fired = f"memory {used >> 20} MiB over {self.cap >> 20} MiB"
         elif len(tree) > self.processes:
             self.fired = f"{len(tree)} processes over {self.processes}"
@@ -413,16 +448,19 @@ def kill_descendants(pid, group=None, seconds=5.0):
 
 def _unnamed_bytes(tree, scratch):
     """What the tree holds in files of its scratch file system that no directory shows: open but unlinked (or
-    O_TMPFILE) files, and mappings of deleted files there (red team of issue 22: 1.5 GiB past a 256 MiB cap)."""
+    O_TMPFILE) files, and mappings of deleted files there (red team of issue 22: 1.5 GiB past a 256 MiB cap).
+    (bytes, [pids whose fd or maps /proc refused us])."""
     try:
         device = os.stat(scratch).st_dev
     except OSError:
-        return 0
-    seen, used = set(), 0
+        return 0, []
+    seen, used, refused = set(), 0, []
     for pid in tree:
         try:
             fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
+        except OSError as err:
+            if err.errno in REFUSED_ERRNOS:
+                refused.append(pid)
             continue
         for fd in fds:
             try:
@@ -442,6 +480,7 @@ def _unnamed_bytes(tree, scratch):
                         seen.add((fields[3], fields[4]))
                         start, stop = (int(x, 16) for x in fields[0].split("-"))
                         used += stop - start
-        except OSError:
-            pass
-    return used
+        except OSError as err:
+            if err.errno in REFUSED_ERRNOS:
+                refused.append(pid)
+    return used, refused

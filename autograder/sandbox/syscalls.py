@@ -10,14 +10,17 @@ falls back instead of crashing. A few calls are answered EPERM, as an unprivileg
   socket buffers, where no control group can be made; the worker's one socket to the grader is
   inherited); ptrace and the cross-process memory calls; capset;
 * clone with a CLONE_NEW* flag (clone3, whose flags a filter cannot read, answers ENOSYS and
-  glibc falls back to clone); fscrypt's key ioctls (they add keys too);
+  glibc falls back to clone); fscrypt's key ioctls (they add keys too); every prctl option but a few
+  (PRCTL_ALLOWED: PR_SET_DUMPABLE blinded the watchdog); fcntl's record locks, leases and directory
+  notifications (FCNTL_REFUSED: kernel memory nothing counts);
 * every call of another ABI (the 32-bit int 0x80 entry, x32 numbers), which would otherwise
   reach the same calls under other numbers.
 
 UNSUPPORTED calls answer ENOSYS on purpose: they give a process memory no mapping shows (memfd,
 System V and POSIX IPC, io_uring, userfaultfd, bpf, perf; round 5: 6 GiB in memfds went unseen
 by the memory watchdog), and System V semaphores outlive the worker where there is no IPC
-namespace of its own.
+namespace of its own; inotify, whose instances are few per uid (128: a worker of the grader's uid
+took them all) and whose watches pin kernel memory (libraries that watch files fall back to polling).
 
 Where the worker shares the grader's uid and file system (confinement by Landlock, without
 namespaces), a Policy takes more away: calls that act on another process by pid (prlimit64,
@@ -62,7 +65,7 @@ NUMBERS = {
     "getppid": (110, 173), "getpriority": (140, 141), "getrandom": (318, 278), "getresgid": (120, 150),
     "getresuid": (118, 148), "getrlimit": (97, 163), "getrusage": (98, 165), "getsid": (124, 156),
     "getsockname": (51, 204), "getsockopt": (55, 209), "gettid": (186, 178), "gettimeofday": (96, 169),
-    "getuid": (102, 174), "getxattr": (191, 8), "inotify_add_watch": (254, 27), "inotify_init1": (294, 26),
+    "getuid": (102, 174), "getxattr": (191, 8), "inotify_add_watch": (254, 27), "inotify_init": (253, None), "inotify_init1": (294, 26),
     "inotify_rm_watch": (255, 28), "io_uring_setup": (425, 425), "ioctl": (16, 29), "ioprio_get": (252, 31),
     "ioprio_set": (251, 30), "kcmp": (312, 272), "keyctl": (250, 219), "kill": (62, 129), "lchown": (94, None),
     "lgetxattr": (192, 9), "link": (86, None), "linkat": (265, 37), "listen": (50, 201), "listxattr": (194, 11),
@@ -112,8 +115,7 @@ ALLOWED = {
         getdents64 readlink readlinkat getcwd chdir fchdir mkdir mkdirat rmdir unlink unlinkat rename renameat
         renameat2 link linkat symlink symlinkat mknodat ftruncate fsync fdatasync sync_file_range fallocate flock
         fcntl dup dup2 dup3 pipe pipe2 umask sendfile copy_file_range splice tee ioctl fadvise64 readahead
-        getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr inotify_init1 inotify_add_watch
-        inotify_rm_watch""",
+        getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr""",
     "waiting": """poll ppoll select pselect6 epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait
         epoll_pwait2 eventfd eventfd2 timerfd_create timerfd_settime timerfd_gettime signalfd signalfd4""",
     "memory": """mmap munmap mprotect mremap madvise brk msync mincore mlock mlock2 munlock mlockall munlockall
@@ -151,13 +153,33 @@ REFUSED = ("add_key", "request_key", "keyctl", "unshare", "setns", "mount", "umo
            "kcmp", "pidfd_getfd", "capset")
 KEY_CALLS = ("add_key", "request_key", "keyctl")
 UNSUPPORTED = ("memfd_create", "shmget", "msgget", "semget", "mq_open", "io_uring_setup", "userfaultfd", "bpf",
-               "perf_event_open", "clone3")
+               "perf_event_open", "clone3", "inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch")
+# prctl, by its option (an int: the kernel reads the low 32 bits of the register alone, so the filter does too).
+# Allowed: reading what a process is (name, dumpability, seccomp, no_new_privs, the bounding set) and what a
+# library does to itself (a thread's name, a parent-death signal). Everything else is refused with EPERM, first
+# PR_SET_DUMPABLE (4): a process not dumpable hides its memory and files from a keeper without CAP_SYS_PTRACE
+# (issue 27: a 6 GiB tree counted as 0), and PR_SET_VMA (0x53564D41), whose names of anonymous mappings are
+# kernel memory (glibc ignores the refusal). Honest grades make no prctl call at all once the filter is in.
+PRCTL_ALLOWED = {"PR_SET_PDEATHSIG": 1, "PR_GET_PDEATHSIG": 2, "PR_GET_DUMPABLE": 3, "PR_SET_NAME": 15,
+                 "PR_GET_NAME": 16, "PR_GET_SECCOMP": 21, "PR_CAPBSET_READ": 23, "PR_GET_NO_NEW_PRIVS": 39}
+# fcntl, by its command (an unsigned int, the low 32 bits too): a byte-range lock is a struct in the kernel per
+# range, and a process may hold one every other byte of every file it can open (issue 27: 96 children pinned
+# 5 GiB of unreclaimable slab, counted by no PSS and no per-user limit); a lease and a directory notification are
+# the same kind of state on files the grader shares. Locks answer ENOLCK ("no locks available", as on a file
+# system without them; SQLite then reports it cannot lock), the other two EPERM. flock(2) stays: one lock per
+# open file, bounded by RLIMIT_NOFILE times the process cap.
+FCNTL_REFUSED = {"F_SETLK": (6, errno.ENOLCK), "F_SETLKW": (7, errno.ENOLCK), "F_OFD_SETLK": (37, errno.ENOLCK),
+                 "F_OFD_SETLKW": (38, errno.ENOLCK), "F_SETLEASE": (1024, errno.EPERM),
+                 "F_NOTIFY": (1026, errno.EPERM)}
 # clone's flags (its first argument) that make a namespace: NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
 CLONE_NEW_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 # fscrypt's ioctls put keys into a filesystem's keyring, charged to the caller's uid (red team, round 4):
 # _IOWR('f', 23..25, ...) from linux/fscrypt.h.
 KEY_IOCTLS = {"FS_IOC_ADD_ENCRYPTION_KEY": 0xC0506617, "FS_IOC_REMOVE_ENCRYPTION_KEY": 0xC0406618,
               "FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS": 0xC0406619}
+
+
+ARGUMENTS_LOOKED_AT = ("clone", "ioctl", "prctl", "fcntl")  # allowed, with a look at one argument (_blocks)
 
 
 @dataclass(frozen=True)
@@ -216,11 +238,20 @@ def _blocks(machine, policy):
     for i, cmd in enumerate(KEY_IOCTLS.values()):
         ioctl.append((_JEQ_K, len(KEY_IOCTLS) - i, 0, cmd))
     ioctl += [(_RET_K, 0, 0, ALLOW), (_RET_K, 0, 0, EPERM)]
-    rows = _when(numbers["clone"], clone) + _when(numbers["ioctl"], ioctl)
+    prctl = [(_LD_W_ABS, 0, 0, _arg(0))]
+    for i, option in enumerate(PRCTL_ALLOWED.values()):
+        prctl.append((_JEQ_K, len(PRCTL_ALLOWED) - i, 0, option))
+    prctl += [(_RET_K, 0, 0, EPERM), (_RET_K, 0, 0, ALLOW)]
+    fcntl = [(_LD_W_ABS, 0, 0, _arg(1))]
+    for command, error in FCNTL_REFUSED.values():
+        fcntl += [(_JEQ_K, 0, 1, command), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | error)]
+    fcntl += [(_RET_K, 0, 0, ALLOW)]
+    rows = _when(numbers["clone"], clone) + _when(numbers["ioctl"], ioctl) + _when(numbers["prctl"], prctl)
+    rows += _when(numbers["fcntl"], fcntl)
     if policy.self_only:
         for name, required in SELF_ONLY.items():
             rows += _when(numbers[name], _arguments_are(required))
-    rows += each([n for n in allowed(policy) if n not in ("clone", "ioctl")], lambda: [(_RET_K, 0, 0, ALLOW)])
+    rows += each([n for n in allowed(policy) if n not in ARGUMENTS_LOOKED_AT], lambda: [(_RET_K, 0, 0, ALLOW)])
     rows += each(REFUSED + (() if policy.metadata else METADATA) + (() if policy.own_group else OWN_GROUP),
                  lambda: [(_RET_K, 0, 0, EPERM)])
     return rows

@@ -1,0 +1,130 @@
+"""The watchdog fails closed (autograder/sandbox/budget.py): a process of the tree whose /proc files it may not read
+ends the tree; one that is gone, a zombie, or the worker still changing uid before its filter does not.
+
+Real processes, as an unprivileged uid (where we are root: root's CAP_SYS_PTRACE reads anything): a child made not
+dumpable (prctl(PR_SET_DUMPABLE, 0), what issue 27's notebook did before the filter refused it; an execute-only
+binary does the same) under a system-call filter, as every process of a worker's tree is. The end-to-end case is
+tests/corpus/hostile/hide_from_watchdog.py.
+"""
+import ctypes
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.sandbox import budget, steps, syscalls
+
+PR_SET_DUMPABLE = 4
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+
+def _allow_everything_filter() -> None:
+    """A seccomp filter that allows every call: the process now shows Seccomp: 2, as a worker's tree does."""
+    rows = [(syscalls._RET_K, 0, 0, syscalls.ALLOW)]
+    instructions = (syscalls._Instruction * 1)(*[syscalls._Instruction(*row) for row in rows])
+    prog = syscalls._Program(1, instructions)
+    assert _libc.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+    assert _libc.prctl(syscalls.PR_SET_SECCOMP, syscalls.SECCOMP_MODE_FILTER,
+                       ctypes.cast(ctypes.pointer(prog), ctypes.c_void_p).value, 0, 0) == 0
+
+
+def _child(*, dumpable: bool, filtered: bool, exits: bool = False, unlinked: str = "") -> int:
+    """A child of ours that has said it is ready; ``unlinked``: a file it keeps open after unlinking it."""
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(ready_r)
+            # Either way, said: a change of uid (ours, in _as_user) left it not dumpable, as drop_privileges says.
+            assert _libc.prctl(PR_SET_DUMPABLE, int(dumpable), 0, 0, 0) == 0
+            if filtered:
+                _allow_everything_filter()
+            held = bytearray(8 << 20)
+            for at in range(0, len(held), 4096):
+                held[at] = 1
+            if unlinked:
+                fd = os.open(unlinked, os.O_CREAT | os.O_RDWR, 0o600)
+                os.write(fd, b"u" * (1 << 20))
+                os.unlink(unlinked)
+            os.write(ready_w, b"r")
+            if not exits:
+                time.sleep(60)
+        finally:
+            os._exit(0)
+    os.close(ready_w)
+    assert os.read(ready_r, 1) == b"r"
+    os.close(ready_r)
+    return pid
+
+
+def _as_user(job) -> str:
+    """``job(folder)`` in a child as uid 65534 (where we are root), in a folder it owns; what it returns."""
+    parent = Path(tempfile.mkdtemp(prefix="week7-watchdog-test-", dir="/tmp"))
+    report_r, report_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(report_r)
+            if os.geteuid() == 0:
+                os.chown(parent, 65534, 65534)
+                os.setresgid(65534, 65534, 65534)
+                os.setresuid(65534, 65534, 65534)
+            try:
+                said = str(job(parent))
+            except BaseException as err:  # noqa: BLE001 - the test reads it
+                said = f"error {err!r}"
+            budget.kill_descendants(os.getpid())
+            os.write(report_w, said.encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(report_w)
+    with os.fdopen(report_r) as report:
+        said = report.read()
+    os.waitpid(pid, 0)
+    steps.remove_tree(str(parent))
+    return said
+
+
+def test_a_process_that_hides_its_memory_ends_the_tree():
+    """Issue 27: after prctl(PR_SET_DUMPABLE, 0) its smaps_rollup answers EACCES, and the watchdog counted 0."""
+    def job(_folder):
+        gone = _child(dumpable=True, filtered=True, exits=True)
+        os.waitpid(gone, 0)  # a pid that no longer exists
+        zombie = _child(dumpable=False, filtered=True, exits=True)  # exited, not reaped
+        for _ in range(200):
+            if "\nState:\tZ" in Path(f"/proc/{zombie}/status").read_text():
+                break
+            time.sleep(0.01)
+        setting_up = _child(dumpable=False, filtered=False)  # the worker between its setuid and its filter
+        honest = _child(dumpable=True, filtered=True)
+        dog = budget.Watchdog(os.getpid(), memory_mib=1024, processes=50)
+        before = dog.check(), dog.fired
+        seen = (budget._pss_bytes(gone), budget._pss_bytes(zombie), budget._pss_bytes(honest) > 4 << 20)
+        hidden = _child(dumpable=False, filtered=True)
+        refused = budget._pss_bytes(hidden)
+        after = dog.check(), dog.fired
+        alive = [pid for pid in (setting_up, honest, hidden) if os.path.exists(f"/proc/{pid}")]  # all killed
+        return repr((before, seen, refused, after[0], f"process {hidden} " in after[1], "hides" in after[1], alive))
+
+    assert _as_user(job) == repr(((True, ""), (0, 0, True), None, False, True, True, []))
+
+
+def test_a_process_that_hides_its_open_files_ends_the_tree():
+    """Issue 27, the disk: /proc/PID/fd and maps refused, unlinked files past the cap went uncounted (no memory
+    watch here: a control group bounds the tree's memory, the watchdog its work directory on the host)."""
+    def job(folder):
+        scratch = folder / "scratch"
+        scratch.mkdir()
+        honest = _child(dumpable=True, filtered=True, unlinked=str(scratch / "seen"))
+        dog = budget.Watchdog(os.getpid(), memory_mib=1024, processes=50, disk_mib=16, scratch=str(scratch),
+                              tree=False)
+        before = dog.check(), budget._unnamed_bytes([honest], str(scratch))
+        hidden = _child(dumpable=False, filtered=True, unlinked=str(scratch / "hidden"))
+        unseen = budget._unnamed_bytes([hidden], str(scratch)) == (0, [hidden])
+        after = dog.check(), dog.fired
+        return repr((before, unseen, after[0], f"process {hidden} " in after[1]))
+
+    assert _as_user(job) == repr(((True, (1 << 20, [])), True, False, True))
