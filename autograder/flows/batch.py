@@ -38,6 +38,7 @@ from pathlib import Path
 from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS
 from ..engine import submission_file
+from ..engine.output_file import OutputError
 from ..engine.submission_file import SubmissionStatus as Row
 from ..settings import Settings, SettingsError, add_options, resolve
 from ..settings import DEFAULT_FEEDBACK
@@ -239,6 +240,12 @@ def run(args):
     try:
         confinement = probe(settings.confinement, settings.unsafe_no_sandbox)
     except ConfinementUnavailable as why:
+        print(f"grade-all: {why}", file=sys.stderr)
+        return 2
+    from ..engine.secret import SecretError, check as check_secret
+    try:  # said before anything is graded; read by the grading processes only after their template forks
+        check_secret()
+    except SecretError as why:
         print(f"grade-all: {why}", file=sys.stderr)
         return 2
     print(confinement.line(), file=sys.stderr)
@@ -588,6 +595,9 @@ class Log:
 
     def write(self, line):
         """One entry; student-controlled text in it is escaped (callers redact the messages they add)."""
-        with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {safe_line(line, multiline=True)}\n")
-            handle.flush()
+        try:
+            with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as handle:
+                handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {safe_line(line, multiline=True)}\n")
+                handle.flush()
+        except OSError as err:  # a full disk: the command's one line names the log
+            raise OutputError(self.path, err) from err
