@@ -161,3 +161,48 @@ def test_results_json_is_written_whole(tmp_path):
     write_atomic(tmp_path / "r.json", json.dumps({"a": 1}), mode=0o600)
     assert json.loads((tmp_path / "r.json").read_text()) == {"a": 1}
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o600
+
+
+# ---- a submission replaced while the batch runs ---------------------------------------------
+
+def test_a_notebook_replaced_mid_batch_is_graded_as_one_version(tmp_path, monkeypatch, solution_notebook):
+    """ben's blank notebook is hashed when grade-all begins and replaced by an honest one before his grading
+    process reads it (deterministically: the swap is done as the pool starts). His row, record and the next
+    run's reuse all go by the version graded; when he puts the blank back, the rerun regrades it."""
+    import hashlib
+
+    from autograder import cli
+    from autograder.flows import batch, batch_pool
+
+    blank, honest = Path(STUDENT_NOTEBOOK).read_bytes(), Path(solution_notebook).read_bytes()
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    ben = subs / "ben.ipynb"
+    ben.write_bytes(blank)
+    out = tmp_path / "out" / "grades.csv"
+
+    class SwapAtStart(batch_pool.Pool):
+        def run(self, tasks, on_result):
+            ben.write_bytes(honest)  # after the batch hashed it, before any grading process read it
+            return super().run(tasks, on_result)
+
+    def row():
+        rows = list(__import__("csv").DictReader(out.open()))
+        assert len(rows) == 1
+        return rows[0]
+
+    monkeypatch.setenv("PYTHONHASHSEED", "0")
+    monkeypatch.setattr(batch, "Pool", SwapAtStart)
+    assert cli.main(["grade-all", str(subs), "--out", str(out)]) == 0
+    first = row()
+    record = json.loads((tmp_path / "out" / "grades_feedback" / "ben" / "record.json").read_text())
+    assert float(first["total"]) == 100.0, first
+    assert first["sha256"] == record["sha256"] == hashlib.sha256(honest).hexdigest(), "the hash of the bytes graded"
+
+    monkeypatch.setattr(batch, "Pool", batch_pool.Pool)
+    ben.write_bytes(blank)  # the blank put back: never the honest version's 100
+    assert cli.main(["grade-all", str(subs), "--out", str(out)]) == 0
+    again = row()
+    assert float(again["total"]) == 0.0 and again["sha256"] == hashlib.sha256(blank).hexdigest(), again
+    second = (tmp_path / "out" / "grades.log").read_text().split(" done: ")[1]  # the rerun's lines
+    assert "graded ben" in second and "reused ben" not in second

@@ -336,8 +336,9 @@ def run(args):
             except (AttributeError, TypeError, ValueError):
                 pass
             for sub in task["students"]:
-                rows[sub.student] = _write_result_or_error(sub, result, feedback, source, key, log)
-                _write_checks(sub, result, checks, log)
+                mine = _graded_version(sub, task, result, log)
+                rows[sub.student] = _write_result_or_error(sub, mine, feedback, source, key, log)
+                _write_checks(sub, mine, checks, log)
                 bar.update(1)
             status = result.get("status") if isinstance(result, dict) else None
             progress.now(bar, f"last {task['students'][0].student}: {status}")
@@ -523,6 +524,27 @@ def _row(sub, result, source):
 def _feedback_text(sub, result, source):
     name = f"{sub.student}: {sub.notebook.relative_to(source)}" if sub.notebook else sub.student
     return result["table"].replace(SUBMISSION_TOKEN, safe_line(name), 1) + "\n"
+
+
+def _graded_version(sub, task, result, log):
+    """``result`` for ``sub``, its row and record keyed by the sha256 of the bytes that were graded.
+
+    The hash taken when the batch began only chose what to grade: a file replaced since then was graded as
+    the grading process read it, and its row, its record and the next run's reuse go by that version's hash
+    (the next run regrades it unless the file is still that version). A student whose identical notebook was
+    graded through another's file gets that result only if the bytes graded are still what they submitted.
+    """
+    graded = result.get("sha256") if isinstance(result, dict) else None
+    if not graded or graded == sub.sha256:
+        return result
+    if str(sub.notebook) == task["path"]:
+        log.write(f"{sub.student}: the notebook changed after the run began (sha256={sub.sha256[:12]}); graded as "
+                  f"read, sha256={graded[:12]}")
+        sub.sha256 = graded
+        return result
+    from .batch_pool import grader_error
+    message = "the notebook this one was graded with changed while it was graded; the next run grades it"
+    return grader_error(message, message, result.get("seconds") or 0.0)
 
 
 def _write_result_or_error(sub, result, feedback, source, key, log):
