@@ -8,6 +8,7 @@ the cause; the commands print its text as their last line and exit ``EXIT_OUTPUT
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 EXIT_OUTPUT = 4  # an output could not be written (full disk, I/O error, permissions): the earlier file is kept
@@ -27,6 +28,16 @@ class OutputError(OSError):
 def write_atomic(path: str | os.PathLike, data: str | bytes, mode: int = 0o644) -> None:
     """Replace ``path`` with ``data`` (str as UTF-8) in one step; OutputError if it cannot be written."""
     path = Path(path)
+    try:
+        if stat.S_ISCHR(os.stat(path).st_mode) or stat.S_ISFIFO(os.stat(path).st_mode):
+            # A device or a pipe (--out /dev/stdout, a second /dev/null) is written into, never replaced.
+            with open(path, "wb") as handle:
+                handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            return
+    except FileNotFoundError:
+        pass
+    except OSError as err:
+        raise OutputError(path, err) from err
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
