@@ -40,16 +40,25 @@ def _grade(args):
     from .engine import report as rep
     from .engine.grader import Grader
     from .engine.safe_text import text
+    from .engine.secret import SecretError, check as check_secret
+    try:  # a key that may not be used is said before anything runs (it is read only after the template forks)
+        check_secret()
+    except SecretError as why:
+        print(f"grade: {why}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
+
+    from .engine.output_file import EXIT_OUTPUT, said, write_atomic
 
     # A grader fault is never a student's grade: whatever goes wrong on our side, no score is written (a
     # results.json left by an earlier run is removed, so nobody takes it for this one) and the exit code says so.
-    _remove(args.out)
+    # Until then the earlier file stays: a grade that cannot be written (a full disk) leaves it whole.
     try:
         with Grader(settings) as grader:
             print(grader.confinement.line(), file=sys.stderr)
             result = grader.grade(args.notebook, hide=args.hide)
         faults = result.grader_faults()
         if faults:
+            _remove(args.out)
             for r in faults:
                 print(text(f"grader fault in {r.nodeid}:\n{r.internal or r.message}", multiline=True), file=sys.stderr)
             print(f"grade: the grader failed on {len(faults)} check(s) of {args.notebook}; no score was written. "
@@ -61,17 +70,26 @@ def _grade(args):
                    "json": rep.gradescope(result, args.visibility, level=level, confinement=grader.confinement),
                    "junit": rep.junit(result, level=level) if args.junit_xml else None}
     except ConfinementUnavailable as why:
+        _remove(args.out)
         print(f"grade: {why}", file=sys.stderr)
         return EXIT_NO_SANDBOX
+    except SecretError as why:
+        _remove(args.out)
+        print(f"grade: {why}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
     except Exception:  # noqa: BLE001 - a grader fault: said, and no score
+        _remove(args.out)
         print(text(traceback.format_exc(), multiline=True), file=sys.stderr)
         print("grade: the grader hit an internal error; no score was written.", file=sys.stderr)
         return EXIT_GRADER_FAULT
     print(outputs["table"])
-    rep.write_json(outputs["json"], args.out)
-    if args.junit_xml:
-        with open(args.junit_xml, "w", encoding="utf-8") as handle:
-            handle.write(outputs["junit"])
+    try:
+        rep.write_json(outputs["json"], args.out)
+        if args.junit_xml:
+            write_atomic(args.junit_xml, outputs["junit"])
+    except OSError as err:  # a full disk, a read-only folder: one line, the earlier file left as it was
+        print(said("grade", err), file=sys.stderr)
+        return EXIT_OUTPUT
     for r in result.results:
         if r.internal and args.debug:
             print(text(f"--- {r.nodeid}\n{r.internal}", multiline=True), file=sys.stderr)
@@ -81,6 +99,7 @@ def _grade(args):
 EXIT_NO_SANDBOX = 2  # nothing can confine a worker here (or not as asked): nothing was graded
 EXIT_BAD_SETTINGS = 2  # a setting (file or option) that cannot be: said, nothing graded
 EXIT_GRADER_FAULT = 3  # the grader failed (a worker could not be started, a check broke): no score written
+# EXIT_OUTPUT = 4 (engine/output_file.py): an output could not be written (full disk, I/O error); earlier files kept
 
 
 def _remove(path):
@@ -186,7 +205,12 @@ def main(argv=None):
     for name, (_, help_text) in PASSED_ON.items():  # listed in --help; never parsed here (see above)
         commands.add_parser(name, help=help_text + f"; `{name} --help` for its options", add_help=False)
     args = parser.parse_args(argv)
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except OSError as err:  # a full disk, an I/O error: one line naming the path and the cause, no traceback
+        from .engine.output_file import EXIT_OUTPUT, said
+        print(said(args.command, err), file=sys.stderr)
+        return EXIT_OUTPUT
 
 
 def _prog() -> str:

@@ -79,7 +79,7 @@ def run_case(zip_path, root, files, metadata=None, prepare=None, env=None, relat
         archive.extractall(root / "source")
         for info in archive.infolist():  # zipfile drops the mode bits; Gradescope keeps them
             mode = info.external_attr >> 16
-            if mode & 0o111:
+            if mode & 0o777 and not info.is_dir():
                 os.chmod(root / "source" / info.filename, mode & 0o777)
     shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
     (root / "submission").mkdir()

@@ -74,18 +74,20 @@ def read_code_cells(path: str | os.PathLike) -> list[str]:
     return read_submission(path)[0]
 
 
-def read_submission(path: str | os.PathLike) -> tuple[list[str], str]:
+def read_submission(path: str | os.PathLike, data: bytes | None = None) -> tuple[list[str], str]:
     """(code of each cell, sha256 of the bytes those cells came from): the file is read once, so the
-    probes drawn from the hash are those of the very bytes that run."""
+    probes drawn from the hash are those of the very bytes that run. ``data``: the bytes of ``path`` the
+    caller already read (and hashed): those are parsed, and the file is not read again."""
     import hashlib
 
     from .submission_file import SubmissionFileError, read_notebook
 
     path = Path(path)
-    try:
-        data = read_notebook(path)
-    except SubmissionFileError as err:
-        raise NotebookError(str(err), err.kind) from None
+    if data is None:
+        try:
+            data = read_notebook(path)
+        except SubmissionFileError as err:
+            raise NotebookError(str(err), err.kind) from None
     try:
         raw = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -165,11 +167,13 @@ def failed_everywhere(submission: str | os.PathLike, message: str, parts: Iterab
 
 
 def grade_notebook(path: str | os.PathLike, template: Template, parts: Iterable[str] | None = None,
-                   limits: Limits | None = None, hide: Iterable[str] = ()) -> GradeReport:
-    """One notebook's report, its workers forked from ``template`` (engine/grader.py's, for flows)."""
+                   limits: Limits | None = None, hide: Iterable[str] = (), data: bytes | None = None) -> GradeReport:
+    """One notebook's report, its workers forked from ``template`` (engine/grader.py's, for flows);
+    ``data``: the notebook's bytes when the caller has read them (the report is of those, never of a
+    later version of the file)."""
     started = time.monotonic()
     try:
-        cells, digest = read_submission(path)
+        cells, digest = read_submission(path, data)
     except (NotebookError, OSError) as err:
         return failed_everywhere(path, str(err), parts, started)
     import torch  # the suites' own computations: one thread, like the worker and the reference run

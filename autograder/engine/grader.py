@@ -47,8 +47,9 @@ class Grader:
         return self
 
     def grade(self, path: str | os.PathLike, parts: Iterable[str] | None = None,
-              hide: Iterable[str | os.PathLike] = ()) -> GradeReport:
-        """The report of the notebook at ``path`` (``parts``: only these; ``hide``: more folders for this one)."""
+              hide: Iterable[str | os.PathLike] = (), data: bytes | None = None) -> GradeReport:
+        """The report of the notebook at ``path`` (``parts``: only these; ``hide``: more folders for this one;
+        ``data``: its bytes, already read by the caller: graded as they are, the file not read again)."""
         if self.template is None:
             raise RuntimeError("Grader.grade outside its with-block: the template must start before any grade "
                                "data is read")
@@ -56,7 +57,7 @@ class Grader:
             self.template.close()
             self.template = Template(self.confinement, slot=self.slot)
         parts = parts if parts is not None else (self.settings.parts or None)
-        return grade_notebook(path, self.template, parts, self.limits, hide=[*self.hide, *map(str, hide)])
+        return grade_notebook(path, self.template, parts, self.limits, hide=[*self.hide, *map(str, hide)], data=data)
 
     def close(self) -> None:
         template, self.template = self.template, None

@@ -23,6 +23,7 @@ from xml.etree import ElementTree as ET
 
 from ..assignment import NAME, PART_IDS as PARTS
 from .catalog import part_points
+from .output_file import write_atomic
 from .plugin import DEFAULT_FEEDBACK, FEEDBACK_LEVELS, GRADER_FAILED, Status, TestResult
 from .safe_text import student as safe, text as plain, xml_text
 
@@ -185,5 +186,4 @@ def write_json(data: Any, path: str | os.PathLike) -> None:
     if str(path) in ("-", "/dev/stdout"):
         print(text)
     elif str(path) != "/dev/null":
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
+        write_atomic(path, text + "\n")  # a failed write (a full disk) leaves the earlier file whole

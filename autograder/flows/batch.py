@@ -39,6 +39,7 @@ from pathlib import Path
 from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS
 from ..engine import submission_file
+from ..engine.output_file import OutputError
 from ..engine.submission_file import SubmissionStatus as Row
 from ..settings import Settings, SettingsError, add_options, resolve
 from ..settings import DEFAULT_FEEDBACK
@@ -242,6 +243,12 @@ def run(args):
     except ConfinementUnavailable as why:
         print(f"grade-all: {why}", file=sys.stderr)
         return 2
+    from ..engine.secret import SecretError, check as check_secret
+    try:  # said before anything is graded; read by the grading processes only after their template forks
+        check_secret()
+    except SecretError as why:
+        print(f"grade-all: {why}", file=sys.stderr)
+        return 2
     print(confinement.line(), file=sys.stderr)
     source = Path(args.submissions).resolve()
     if not source.is_dir():
@@ -330,8 +337,9 @@ def run(args):
             except (AttributeError, TypeError, ValueError):
                 pass
             for sub in task["students"]:
-                rows[sub.student] = _write_result_or_error(sub, result, feedback, source, key, log)
-                _write_checks(sub, result, checks, log)
+                mine = _graded_version(sub, task, result, log)
+                rows[sub.student] = _write_result_or_error(sub, mine, feedback, source, key, log)
+                _write_checks(sub, mine, checks, log)
                 bar.update(1)
             status = result.get("status") if isinstance(result, dict) else None
             progress.now(bar, f"last {task['students'][0].student}: {status}")
@@ -523,6 +531,27 @@ def _feedback_text(sub, result, source):
     return result["table"].replace(SUBMISSION_TOKEN, safe_line(name), 1) + "\n"
 
 
+def _graded_version(sub, task, result, log):
+    """``result`` for ``sub``, its row and record keyed by the sha256 of the bytes that were graded.
+
+    The hash taken when the batch began only chose what to grade: a file replaced since then was graded as
+    the grading process read it, and its row, its record and the next run's reuse go by that version's hash
+    (the next run regrades it unless the file is still that version). A student whose identical notebook was
+    graded through another's file gets that result only if the bytes graded are still what they submitted.
+    """
+    graded = result.get("sha256") if isinstance(result, dict) else None
+    if not graded or graded == sub.sha256:
+        return result
+    if str(sub.notebook) == task["path"]:
+        log.write(f"{sub.student}: the notebook changed after the run began (sha256={sub.sha256[:12]}); graded as "
+                  f"read, sha256={graded[:12]}")
+        sub.sha256 = graded
+        return result
+    from .batch_pool import grader_error
+    message = "the notebook this one was graded with changed while it was graded; the next run grades it"
+    return grader_error(message, message, result.get("seconds") or 0.0)
+
+
 def _write_result_or_error(sub, result, feedback, source, key, log):
     """``_write_result``; if that fails, a grader-error row (retried on the next run) and the reason in the log."""
     try:
@@ -594,6 +623,9 @@ class Log:
 
     def write(self, line):
         """One entry; student-controlled text in it is escaped (callers redact the messages they add)."""
-        with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {safe_line(line, multiline=True)}\n")
-            handle.flush()
+        try:
+            with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as handle:
+                handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {safe_line(line, multiline=True)}\n")
+                handle.flush()
+        except OSError as err:  # a full disk: the command's one line names the log
+            raise OutputError(self.path, err) from err

@@ -67,20 +67,30 @@ def grade_one(task, grader, options):
 
 
 def _grade_one(task, grader, options):
-    from ..engine import report as rep
-    from ..engine.grade import NotebookError, read_code_cells
-    from ..engine.plugin import Status
-    from ..engine.submission_file import SubmissionStatus as Row
+    import hashlib
 
+    from ..engine import report as rep
+    from ..engine.grade import NotebookError, failed_everywhere, read_submission
+    from ..engine.plugin import Status
+    from ..engine.submission_file import SubmissionFileError, SubmissionStatus as Row, read_notebook
+
+    # The file is read once, here: its status, its grade and the sha256 the batch records are all of these
+    # bytes. Read again, a file replaced in between would give a row whose hash is one version's and whose
+    # points are another's (and a rerun would reuse those points for the wrong version).
     path = task["path"]
     try:
-        read_code_cells(path)
-        status = Row.GRADED
-    except NotebookError as err:
-        status = Row(err.kind)
-    except OSError:
-        status = Row.NOT_A_NOTEBOOK
-    report = grader.grade(path, options["parts"], hide=options["hide"])
+        data = read_notebook(path)
+    except SubmissionFileError as err:
+        data, status, problem = None, Row(err.kind), str(err)
+    if data is not None:
+        try:
+            read_submission(path, data)
+            status = Row.GRADED
+        except NotebookError as err:
+            status = Row(err.kind)
+        report = grader.grade(path, options["parts"], hide=options["hide"], data=data)
+    else:
+        report = failed_everywhere(path, problem, options["parts"])
     level = grader.feedback
     internal = [f"{r.nodeid}\n{r.internal}" for r in report.results
                 if r.internal and (r.status is Status.GRADER_ERROR or options.get("debug"))]
@@ -91,6 +101,7 @@ def _grade_one(task, grader, options):
             status = Row.INCOMPLETE  # the worker broke (time budget, crashes); points are partial
     report.submission = SUBMISSION_TOKEN
     return {"status": status, "score": report.score, "max_score": report.max_score,
+            "sha256": hashlib.sha256(data).hexdigest() if data is not None else "",
             "by_part": {part: [got, top] for part, (got, top) in report.by_part().items()},
             "problem": report.problem, "seconds": round(report.seconds, 2),
             "gradescope": rep.gradescope(report, options["visibility"], level=level, confinement=grader.confinement),

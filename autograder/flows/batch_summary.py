@@ -2,12 +2,12 @@
 import csv
 import io
 import json
-import os
 import re
 import statistics
 from pathlib import Path
 
 from ..assignment import PART_IDS as PARTS
+from ..engine.output_file import fsync_dir, write_atomic  # noqa: F401 - the flows' writer, named here too
 from ..engine.safe_text import csv_cell, csv_text
 from ..engine.submission_file import SubmissionStatus as Row
 
@@ -18,27 +18,6 @@ def columns(rows=()):
     """The CSV's columns; hand-scored written answers (q1, q2, .. from grade-all --hand) go before the total."""
     written = sorted({k for row in rows for k in row if re.fullmatch(r"q\d+", k)}, key=lambda k: int(k[1:]))
     return ["student", *PARTS, *written, *TAIL]
-
-
-def write_atomic(path, data):
-    """Write ``data`` (str or bytes) so that a crash leaves either the old file or the new one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
-
-
-def fsync_dir(folder):
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write_csv(rows, path):

@@ -58,10 +58,10 @@ def setup_script(requirements):
             .replace("@PY_MINOR@", minor))
 
 
-def _add(archive, name, data, executable=False):
+def _add(archive, name, data, executable=False, mode=None):
     info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))  # fixed time: the same sources, the same zip
     info.compress_type = zipfile.ZIP_DEFLATED
-    info.external_attr = ((0o755 if executable else 0o644) | stat.S_IFREG) << 16
+    info.external_attr = ((mode or (0o755 if executable else 0o644)) | stat.S_IFREG) << 16
     archive.writestr(info, data)
 
 
@@ -84,7 +84,8 @@ def build(out=OUT, settings=None):
         _add(archive, SETTINGS_FILE, settings.to_toml())
         _add(archive, "requirements.txt", requirements)
         for name, path in files:
-            _add(archive, name, path.read_bytes())
+            # The key keeps its owner-only mode: the grader refuses a key others can read (engine/secret.py).
+            _add(archive, name, path.read_bytes(), mode=0o600 if name in SECRET_FILES else None)
     return out
 
 

@@ -136,6 +136,8 @@ def main(argv=None):
     from ...cli import safe_streams
     from ...engine import report as rep
     from ...engine.safe_text import text
+    from ...engine.output_file import EXIT_OUTPUT, said
+    from ...engine.secret import SecretError
     from ...sandbox.confinement import ConfinementUnavailable
     from ...settings import SettingsError, add_options, from_args
 
@@ -153,7 +155,7 @@ def main(argv=None):
     # run failed (the student is told the autograder failed; the instructor regrades) instead of recording 0.
     try:
         data = grade(args.root, args.hide, from_args(args))
-    except (ConfinementUnavailable, SettingsError) as why:
+    except (ConfinementUnavailable, SettingsError, SecretError) as why:
         print(f"run_autograder: {why}", file=sys.stderr)
         return 2
     except Exception:  # noqa: BLE001 - said, and nothing is scored
@@ -161,7 +163,11 @@ def main(argv=None):
         print("run_autograder: the grader failed; no score was written. Regrade once the cause is fixed.",
               file=sys.stderr)
         return 3
-    rep.write_json(data, out)
+    try:
+        rep.write_json(data, out)
+    except OSError as err:
+        print(said("run_autograder", err), file=sys.stderr)
+        return EXIT_OUTPUT
     return 0
 
 

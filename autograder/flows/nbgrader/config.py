@@ -126,6 +126,12 @@ def warm_up(c, argv=None):
     from . import client
     root = c.CourseDirectory.root if "root" in c.CourseDirectory else os.getcwd()
     try:
+        for line in reopen_interrupted(root):
+            print(line, file=sys.stderr, flush=True)
+    except Exception as err:  # noqa: BLE001 - said; nbgrader's run goes on, crosscheck lists what is unfinished
+        print(f"{ASSIGNMENT}: could not look for autogrades left unfinished ({type(err).__name__}: {err}); "
+              "after this run, `make crosscheck` lists any student without gradebook scores", file=sys.stderr)
+    try:
         sandbox = SandboxGrading(config=c)
         client.start_early(root, sandbox.service_idle, sandbox.settings().to_dict())
     except Exception:  # noqa: BLE001 - a head start only: the first grade request starts it (and says why not)
@@ -133,3 +139,32 @@ def warm_up(c, argv=None):
 
 
 _WARMED = False  # nbgrader reads its config more than once; one head start is enough
+
+
+def reopen_interrupted(course: str | os.PathLike) -> list[str]:
+    """Make nbgrader autograde again every student it left unfinished; one line per student, to be shown.
+
+    nbgrader writes autograded/<student>/<assignment>/ (the sanitized notebook) before it executes it, and
+    puts the scores into the gradebook only at the end (SaveAutoGrades). Killed in between, the folder stays
+    and the gradebook holds empty grades: the plain rerun said "Skipping existing assignment" and export
+    showed 0. A student whose folder is there while the gradebook has no score for one of the assignment's
+    autograder test cells is that case (a run that failed removes its folder; a finished one scored every
+    cell): the folder is removed, so that this run autogrades them again.
+    """
+    import shutil
+    from pathlib import Path
+
+    from .course import gradebook_points
+
+    folder = Path(course) / "autograded"
+    found = sorted(p.parent.name for p in folder.glob(f"*/{ASSIGNMENT}") if p.is_dir() and not p.is_symlink())
+    if not found or not (Path(course) / "gradebook.db").exists():
+        return []
+    lines = []
+    for student, parts in gradebook_points(course, found, auto=True).items():
+        if parts and all(score is not None for score, _ in parts.values()):
+            continue
+        shutil.rmtree(folder / student / ASSIGNMENT)
+        lines.append(f"{ASSIGNMENT}: {student}'s last autograde was interrupted (autograded/{student}/{ASSIGNMENT} "
+                     "without scores in the gradebook); autograding them again in this run")
+    return lines

@@ -22,6 +22,7 @@ import json
 import sys
 from pathlib import Path
 
+from ...engine.output_file import write_atomic
 from . import ASSIGNMENT, KERNEL_NAME
 from .course import loads_our_config
 
@@ -38,7 +39,7 @@ def add_config(course: Path) -> str:
     if loads_our_config(course):
         return f"{path} already grades {ASSIGNMENT} in the sandbox"
     text = path.read_text() if path.exists() else "c = get_config()  # noqa: F821 - provided by nbgrader\n"
-    path.write_text(text + ("" if text.endswith("\n") else "\n") + CONFIG_LINES)
+    write_atomic(path, text + ("" if text.endswith("\n") else "\n") + CONFIG_LINES)
     return f"{path}: added the two lines that grade {ASSIGNMENT} in the sandbox"
 
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ...engine.output_file import write_atomic
 from . import KERNEL_NAME
 
 MODULE = "autograder.flows.nbgrader.kernel"
@@ -29,8 +30,7 @@ def kernel_spec_path(prefix=None):
 def install_kernel(prefix=None):
     """Install the kernel spec into the venv (`--sys-prefix`, next to its `python3` kernel)."""
     path = kernel_spec_path(prefix)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(kernel_spec(), indent=1) + "\n")
+    write_atomic(path, json.dumps(kernel_spec(), indent=1) + "\n")
     return path
 
 

@@ -19,6 +19,7 @@ import stat
 import time
 from pathlib import Path
 
+from ...engine.output_file import write_atomic
 from . import ASSIGNMENT, RECORDS
 
 MAX_BYTES = 64 << 20  # a notebook above this is not read (the worker's file limit is the same)
@@ -88,20 +89,12 @@ def keep_copy(course, student, data):
     for name in ("record.json", "submitted.ipynb"):  # a stale record never outlives a new copy
         (folder / name).unlink(missing_ok=True)
     path = folder / "submitted.ipynb"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
+    write_atomic(path, data, mode=0o600)
     return path
 
 
 def write_record(course, student, record):
-    folder = record_dir(course, student)
-    tmp = folder / "record.json.tmp"
-    tmp.unlink(missing_ok=True)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(record, handle, indent=1)
-    os.replace(tmp, folder / "record.json")
+    write_atomic(record_dir(course, student) / "record.json", json.dumps(record, indent=1), mode=0o600)
 
 
 def load_record(course, student):

@@ -94,7 +94,7 @@ class Service:
     def grade(self, student: str, settings) -> dict:
         """The record of the student's current submission: reused when current, else graded now."""
         level = settings.feedback
-        from ...engine.grade import NotebookError, failed_everywhere, read_code_cells
+        from ...engine.grade import NotebookError, failed_everywhere, read_submission as cells_of
         from .record import Unreadable, build_record, is_current, keep_copy, load_record, read_submission, sha256, \
             write_record
 
@@ -111,7 +111,8 @@ class Service:
                 return {"ok": True, "sha256": digest, "score": record["score"], "max_score": record["max_score"],
                         "cached": True}
             copy = keep_copy(self.course, student, data)
-            report = self.grader.grade(copy, hide=[str(self.course)])
+            # The bytes read above are graded, hashed and recorded: the copy is for nbgrader's check and crosscheck.
+            report = self.grader.grade(copy, hide=[str(self.course)], data=data)
             faults = report.grader_faults()
             if faults:  # never a student's grade: no record, and nbgrader's autograde of this student fails
                 raise RuntimeError(f"the grader failed on {len(faults)} check(s) (first: {faults[0].nodeid}); "
@@ -119,7 +120,7 @@ class Service:
             if report.sha256 and report.sha256 != digest:
                 raise RuntimeError(f"the kept copy of {student}'s submission changed while it was graded")
             try:
-                cells = read_code_cells(copy)
+                cells = cells_of(copy, data)[0]
             except (NotebookError, OSError):
                 cells = []
         record = build_record(student, digest, report, cells, level, started, key)
