@@ -14,11 +14,28 @@ from . import protocol
 from .wire import DTYPES, ModuleSpec, RemoteModel, SharedTensor
 
 
+FORWARD_KEPT = ("calling the nn.MultiheadAttention you were handed (mha(...) or mha.forward(...)) is not allowed "
+                "while grading: its output is the answer your function is compared with. Compute the layer by hand "
+                "from mha.in_proj_weight, mha.in_proj_bias and mha.out_proj")
+
+
+class GradedMultiheadAttention(nn.MultiheadAttention):
+    """An nn.MultiheadAttention whose weights a function may read but whose forward pass it may not run.
+
+    The multihead check compares a function with this very layer's forward pass: a function
+    that called it would hand the expected answer back (8 of 16 points, issue 27). Everything
+    else is PyTorch's: the weights, out_proj (an nn.Linear, which may be called), state_dict().
+    """
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError(FORWARD_KEPT)
+
+
 def build_module(spec):
-    """ModuleSpec -> a live nn.MultiheadAttention, built only from PyTorch."""
+    """ModuleSpec -> an nn.MultiheadAttention holding the spec's weights, built only from PyTorch."""
     if spec.kind != "mha":
         raise ValueError(f"unknown module kind {spec.kind!r}")
-    module = nn.MultiheadAttention(spec.config["embed_dim"], spec.config["num_heads"], batch_first=True)
+    module = GradedMultiheadAttention(spec.config["embed_dim"], spec.config["num_heads"], batch_first=True)
     if spec.state:
         module.load_state_dict(spec.state)
     return module.train(spec.training)
