@@ -30,6 +30,23 @@ class GradedMultiheadAttention(nn.MultiheadAttention):
     def forward(self, *args, **kwargs):
         raise RuntimeError(FORWARD_KEPT)
 
+    # PyTorch's own forward reads this flag on every path, and nothing a by-hand computation needs does:
+    # once built, reading it raises, so nn.MultiheadAttention.forward(mha, ...) (the base class's forward,
+    # past the override above) earns nothing either (it did: 8 of 16 points).
+    @property
+    def _qkv_same_embed_dim(self) -> bool:
+        if self.__dict__.get("_forward_kept"):
+            raise RuntimeError(FORWARD_KEPT)
+        return self.__dict__["_qkv_same"]
+
+    @_qkv_same_embed_dim.setter
+    def _qkv_same_embed_dim(self, value: bool) -> None:
+        self.__dict__["_qkv_same"] = value
+
+    def keep_forward(self) -> "GradedMultiheadAttention":
+        self.__dict__["_forward_kept"] = True
+        return self
+
 
 def build_module(spec):
     """ModuleSpec -> an nn.MultiheadAttention holding the spec's weights, built only from PyTorch."""
@@ -38,7 +55,7 @@ def build_module(spec):
     module = GradedMultiheadAttention(spec.config["embed_dim"], spec.config["num_heads"], batch_first=True)
     if spec.state:
         module.load_state_dict(spec.state)
-    return module.train(spec.training)
+    return module.train(spec.training).keep_forward()
 
 
 def shared_view(arena, spec):
