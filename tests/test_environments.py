@@ -4,7 +4,7 @@ In every environment: the probe takes the strongest confinement it allows and sa
 results.json's extra_data); the solution scores full marks and the blank 0; the hostile corpus's attacks
 on the grader hold (the `reach` group twice, so that a note left for the next submission would be
 found; `escape`, `exits`, and `resources` where no control group bounds the tree); a grade-all batch
-grades every notebook; and nothing of the emulated instructor's machine changes: not the checkout (the
+grades every notebook, the oracle-only ones (tests/corpus/oracle_only/) to nothing; and nothing of the emulated instructor's machine changes: not the checkout (the
 hidden suites, the reference, build/ with the secret), not the venv (a .pth there would run in the next
 grading process), not the home. Where nothing can confine a worker, nothing is graded unless the
 instructor opts in. The Gradescope autograder runs in the Docker-like container.
@@ -26,6 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
 import hostile
+import oracle_only
 from hostile._harness import UNCHANGED, diff, snapshot
 
 from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT, STUDENT_NOTEBOOK
@@ -113,9 +114,12 @@ def _campaign(name):
         # grades in ~5 s here), 18 s less waiting in each environment.
         r.grade(group, notebook, *(("--cell-seconds", "12") if group == "exits" else ()), budget=BUDGET[group])
     r.grade("reach_again", notebooks["reach"], budget=BUDGET["reach"])  # a note from the first would be found
+    # The oracle-only notebooks (tests/corpus/oracle_only/): built from the blank, graded only in the batch.
+    oracles = [r.write(f"oracle_{c}", hostile.build(m.checkout / BLANK, [oracle_only.load(c)], {}))
+               for c in oracle_only.case_names()]
     batch = r.work / "batch"
     batch.mkdir()
-    for path in (solution, blank, notebooks["reach"]):
+    for path in (solution, blank, notebooks["reach"], *oracles):
         (batch / path.name).write_bytes(path.read_bytes())
     os.chown(batch, r.env.uid, r.env.uid)
     for path in batch.iterdir():
@@ -260,6 +264,17 @@ def test_a_batch_grades_every_notebook(campaigns, name):
     assert float(rows[NAME]["total"]) == total() and float(rows["blank"]["total"]) == 0
     assert float(rows["reach"]["total"]) == total() - part_points()["positions"]
     assert "confinement: " + ENVIRONMENTS[name].expected.value in (r.work / "grades.log").read_text()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_function_that_calls_its_oracle_scores_nothing(campaigns, name):
+    """Each oracle-only notebook of the batch (the multihead module called, the lab model's mask read) scores its
+    case's POINTS (0), in this environment as under vm-root (tests/test_oracle_only.py): issue 27 item 4."""
+    import csv
+    with open(campaigns[name].work / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    scores = {c: float(rows[f"oracle_{c}"]["total"]) for c in oracle_only.case_names()}
+    assert scores == {c: float(oracle_only.load(c).POINTS) for c in oracle_only.case_names()}, (name, scores)
 
 
 # ---- where nothing confines, and where a mode is asked for that cannot be built ------------------------

@@ -14,14 +14,48 @@ from . import protocol
 from .wire import DTYPES, ModuleSpec, RemoteModel, SharedTensor
 
 
+FORWARD_KEPT = ("calling the nn.MultiheadAttention you were handed (mha(...) or mha.forward(...)) is not allowed "
+                "while grading: its output is the answer your function is compared with. Compute the layer by hand "
+                "from mha.in_proj_weight, mha.in_proj_bias and mha.out_proj")
+
+
+class GradedMultiheadAttention(nn.MultiheadAttention):
+    """An nn.MultiheadAttention whose weights a function may read but whose forward pass it may not run.
+
+    The multihead check compares a function with this very layer's forward pass: a function
+    that called it would hand the expected answer back (8 of 16 points, issue 27). Everything
+    else is PyTorch's: the weights, out_proj (an nn.Linear, which may be called), state_dict().
+    """
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError(FORWARD_KEPT)
+
+    # PyTorch's own forward reads this flag on every path, and nothing a by-hand computation needs does:
+    # once built, reading it raises, so nn.MultiheadAttention.forward(mha, ...) (the base class's forward,
+    # past the override above) earns nothing either (it did: 8 of 16 points).
+    @property
+    def _qkv_same_embed_dim(self) -> bool:
+        if self.__dict__.get("_forward_kept"):
+            raise RuntimeError(FORWARD_KEPT)
+        return self.__dict__["_qkv_same"]
+
+    @_qkv_same_embed_dim.setter
+    def _qkv_same_embed_dim(self, value: bool) -> None:
+        self.__dict__["_qkv_same"] = value
+
+    def keep_forward(self) -> "GradedMultiheadAttention":
+        self.__dict__["_forward_kept"] = True
+        return self
+
+
 def build_module(spec):
-    """ModuleSpec -> a live nn.MultiheadAttention, built only from PyTorch."""
+    """ModuleSpec -> an nn.MultiheadAttention holding the spec's weights, built only from PyTorch."""
     if spec.kind != "mha":
         raise ValueError(f"unknown module kind {spec.kind!r}")
-    module = nn.MultiheadAttention(spec.config["embed_dim"], spec.config["num_heads"], batch_first=True)
+    module = GradedMultiheadAttention(spec.config["embed_dim"], spec.config["num_heads"], batch_first=True)
     if spec.state:
         module.load_state_dict(spec.state)
-    return module.train(spec.training)
+    return module.train(spec.training).keep_forward()
 
 
 def shared_view(arena, spec):

@@ -32,6 +32,10 @@ def multi_head_self_attention(x, mha, blocked=None):
 
     Returns (output (N, T, D), weights (N, H, T, T)), equal to
     mha(x, x, x, attn_mask=blocked, average_attn_weights=False).
+
+    Do not call mha itself (mha(...) or mha.forward(...)): its output is the answer
+    this function is compared with, so while grading calling it raises an error and
+    earns nothing. Reading its weights is the point; mha.out_proj may be called.
     """
     ### BEGIN SOLUTION
     H = mha.num_heads
