@@ -158,7 +158,7 @@ def test_fcntl_refuses_record_locks_leases_and_notifications_only(policy):
     for command in (f_dupfd, f_getfd, f_setfd, f_getfl, f_setfl, f_getlk, f_dupfd_cloexec, f_add_seals, f_ofd_getlk):
         assert run(rows, fcntl_, args=[3, command]) == ALLOW, command
     assert run(rows, nr("flock"), args=[3, 2]) == ALLOW
-    for name in ("inotify_init1", "inotify_add_watch"):
+    for name in ("inotify_init1", "inotify_add_watch", "epoll_create1"):
         assert run(rows, nr(name)) == ENOSYS, name
 
 
@@ -220,6 +220,7 @@ with tempfile.TemporaryFile() as f:
         except OSError as err:
             print(what, errno.errorcode[err.errno])
 print("inotify", outcome(libc.inotify_init1(0)))
+print("epoll", outcome(libc.epoll_create1(0)))
 import tempfile
 with tempfile.NamedTemporaryFile() as f:
     try:
@@ -251,6 +252,6 @@ def test_installed_the_refused_calls_fail_and_nothing_a_notebook_needs_does(mode
                      "prlimit other " + ("EPERM" if shared else "ok"), "prlimit self ok",
                      "setpriority user " + ("EPERM" if shared else "not tried"), "setsid " + ("EPERM" if shared else "ok"),
                      "prctl dumpable EPERM 1", "prctl name ok", "posix lock ENOLCK", "ofd lock ENOLCK", "flock ok",
-                     "getfl ok", "inotify ENOSYS",
+                     "getfl ok", "inotify ENOSYS", "epoll ENOSYS",
                      "chmod EPERM" if shared else "chmod ok", "thread True", "subprocess hi",
                      "torch 6.0 True 1.0"], lines

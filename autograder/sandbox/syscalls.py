@@ -116,7 +116,7 @@ ALLOWED = {
         renameat2 link linkat symlink symlinkat mknodat ftruncate fsync fdatasync sync_file_range fallocate flock
         fcntl dup dup2 dup3 pipe pipe2 umask sendfile copy_file_range splice tee ioctl fadvise64 readahead
         getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr""",
-    "waiting": """poll ppoll select pselect6 epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait
+    "waiting": """poll ppoll select pselect6 epoll_ctl epoll_wait epoll_pwait
         epoll_pwait2 eventfd eventfd2 timerfd_create timerfd_settime timerfd_gettime signalfd signalfd4""",
     "memory": """mmap munmap mprotect mremap madvise brk msync mincore mlock mlock2 munlock mlockall munlockall
         membarrier get_mempolicy set_mempolicy mbind pkey_alloc pkey_free pkey_mprotect""",
@@ -153,7 +153,12 @@ REFUSED = ("add_key", "request_key", "keyctl", "unshare", "setns", "mount", "umo
            "kcmp", "pidfd_getfd", "capset")
 KEY_CALLS = ("add_key", "request_key", "keyctl")
 UNSUPPORTED = ("memfd_create", "shmget", "msgget", "semget", "mq_open", "io_uring_setup", "userfaultfd", "bpf",
-               "perf_event_open", "clone3", "inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch")
+               "perf_event_open", "clone3", "inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch",
+               "epoll_create", "epoll_create1")
+# epoll instances: a watch is kernel memory per (instance, fd) pair, bounded only by the per-uid
+# fs.epoll.max_user_watches (5.5 M here, ~1 GiB of slab, shared with the grader where the worker has its uid); no
+# notebook needs one (poll and select remain, and Python's subprocess and multiprocessing use them). Without an
+# instance, epoll_ctl and epoll_wait have nothing to act on.
 # prctl, by its option (an int: the kernel reads the low 32 bits of the register alone, so the filter does too).
 # Allowed: reading what a process is (name, dumpability, seccomp, no_new_privs, the bounding set) and what a
 # library does to itself (a thread's name, a parent-death signal). Everything else is refused with EPERM, first
