@@ -240,6 +240,64 @@ def _check_no_key(results):
     return int(output.split("KEYRING: no key from anyone else (uid ", 1)[1].split(",", 1)[0])
 
 
+# ---- issue 27: a grade leaves no kernel state behind ------------------------------------------------------
+GRADES = 100
+# An unreferenced key is collected by the kernel's key GC work as soon as its last reference goes (gc_delay,
+# 300 s, is for expired and revoked keys only), and the uid's /proc/key-users entry with its last key.
+KEY_GC_SECONDS = 10
+
+
+def _key_users():
+    with open("/proc/key-users") as handle:
+        return {int(line.split(":", 1)[0]) for line in handle if line.strip()}
+
+
+def _ipc_lines():
+    return {name: len(Path(f"/proc/sysvipc/{name}").read_text().splitlines()) - 1 for name in ("msg", "sem", "shm")}
+
+
+@pytest.mark.parametrize("mode", ["namespaces", "landlock"])
+def test_a_grade_leaves_no_kernel_state_behind(mode, student_notebook):
+    """100 grades through the engine, in the modes where a worker has a uid of its own: afterwards none of those
+    uids has a key in the kernel (/proc/key-users), and no SysV IPC object is left."""
+    import psutil
+    from autograder.engine.grader import Grader
+    from autograder.settings import Settings
+    if not os.path.exists("/proc/key-users"):
+        pytest.skip("no kernel keys here")
+    ipc_before, seen, done = _ipc_lines(), set(), threading.Event()
+
+    def watch(template_pid):
+        # Other graders may share the machine: only the uids of this grader's workers are ours to judge.
+        while not done.is_set():
+            try:
+                for child in psutil.Process(template_pid).children(recursive=True):
+                    try:
+                        seen.add(child.uids().real)
+                    except psutil.Error:
+                        pass
+            except psutil.Error:
+                pass
+            time.sleep(0.02)
+
+    with Grader(Settings(confinement=mode)) as grader:
+        if not grader.confinement.own_uid:  # landlock as root gives one only where Python is open to others
+            pytest.skip(f"no uid of the worker's own here: {grader.confinement.line()}")
+        watcher = threading.Thread(target=watch, args=(grader.template.pid,), daemon=True)
+        watcher.start()
+        for _ in range(GRADES):
+            grader.grade(student_notebook, parts=["positions"])
+        done.set()
+        watcher.join()
+    workers = {uid for uid in seen if uid >= identity.UID_BASE}
+    assert len(workers) >= GRADES // 2, f"saw only {len(workers)} worker uids"  # the watch did see the workers
+    deadline = time.monotonic() + KEY_GC_SECONDS
+    while (left := workers & _key_users()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not left, f"{len(left)} of {len(workers)} worker uids still hold keys: {sorted(left)[:5]}"
+    assert _ipc_lines() == ipc_before
+
+
 # ---- item 4: the grader's environment, command line and mounts ------------------------------------------
 def test_no_grader_secret_reaches_any_output(tmp_path):
     token, secret_dir = f"lms-token-{uuid.uuid4().hex}", f"secret-{uuid.uuid4().hex}"

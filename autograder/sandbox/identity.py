@@ -5,9 +5,8 @@ Nothing may cross from the grader to a worker, or from one submission to the nex
 * a uid of its own: 100000 + its keeper's pid, unique among live workers on the machine
   (the keeper lives exactly as long as the worker tree), so concurrent `grade` commands
   never share one, and RLIMIT_NPROC, file ownership and signals are per tree;
-* a fresh anonymous session keyring (the inherited one is the grader's) and the uid's
-  persistent user keyrings cleared before any student code runs, so a key left by an
-  earlier submission that had the same uid is gone;
+* a fresh anonymous session keyring (the inherited one is the grader's), gone with the tree; the
+  uid's user keyrings are never made (see fresh_keyrings), so no grade leaves keys behind;
 * an environment of exactly WORKER_ENVIRONMENT (below, the one place it is named), and no
   trace of the grader's: os.environ, posix.environ and the C environ are rebuilt, the
   old values are overwritten in memory, and so are the argument and environment strings
@@ -149,8 +148,7 @@ def scrub_process(name="autograder-worker"):
 
 # ---- keyrings ----------------------------------------------------------------------------------------------
 _KEYCTL = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
-KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
-KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
+KEYCTL_JOIN_SESSION_KEYRING = 1
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -162,12 +160,18 @@ def _keyctl(*args):
     return result
 
 
-def fresh_keyrings(clear_user):
-    """After setuid: a new anonymous session keyring, and (``clear_user``) the uid's own keyrings emptied.
+def fresh_keyrings() -> bool:
+    """After setuid: a new anonymous session keyring (the one a worker inherits is the grader's).
 
-    The session keyring a worker inherits is the grader's; the user keyrings of a uid
-    outlive its processes (an earlier worker with this uid may have left keys there).
-    Without root the uid is the developer's own: its keyrings are theirs, not ours to clear.
+    Nothing else. A uid's user and user-session keyrings are made the first time they are looked up
+    (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING, or a search with no session keyring), and from
+    Linux 5.3 they then stay in the user namespace's registry until that namespace ends: for the machine's,
+    never. Clearing them looked them up, so every grade left two keyrings of its worker uid in
+    /proc/key-users (1,066 uids after a few hundred grades). Nothing can reach them without a lookup: student
+    code has no key system call (syscalls.KEY_CALLS, refused in every mode that has a uid of its own), no
+    trusted step between setuid and the filter looks a key up, and with a session keyring of its own a
+    search never falls back to the user-session one. The session keyring goes when the tree's last process
+    does, and the uid's entry in /proc/key-users with it.
     """
     if _KEYCTL is None:
         return False
@@ -179,8 +183,6 @@ def fresh_keyrings(clear_user):
         if err.errno in (errno.ENOSYS, errno.EPERM):
             return False
         raise
-    for keyring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING) if clear_user else ():
-        _keyctl(KEYCTL_CLEAR, keyring)
     return True
 
 

@@ -247,11 +247,10 @@ class NoCapabilities(Step):
 
 
 class FreshKeyrings(Step):
-    """A new session keyring, and (with a uid or namespace of its own) the user keyrings emptied."""
+    """A new session keyring of its own; the uid's user keyrings never made (identity.fresh_keyrings)."""
 
     def run(self, ctx):
-        identity.fresh_keyrings(clear_user=ctx.config.mode in (Mode.NAMESPACES, Mode.USER_NAMESPACE)
-                                or ctx.config.own_uid)
+        identity.fresh_keyrings()
 
 
 class Landlock(Step):
