@@ -15,7 +15,7 @@ import traceback
 from pathlib import Path
 
 from .assignment import WORKDIR_VARIABLE, workdir
-from .settings import SettingsError, add_options, describe, resolve
+from .settings import SettingsError, add_options, describe, markdown, resolve
 
 
 def _settings(args, command):
@@ -118,6 +118,9 @@ def settings_command(args):
     settings = _settings(args, "settings")
     if settings is None:
         return EXIT_BAD_SETTINGS
+    if args.markdown:
+        print(markdown(), end="")
+        return 0
     print(describe(settings))
     return 0
 
@@ -199,6 +202,7 @@ def main(argv=None):
     shown = commands.add_parser("settings", help="print every setting in force, with its help (the file's and "
                                                  "the options' values included)")
     shown.set_defaults(handler=settings_command)
+    shown.add_argument("--markdown", action="store_true", help="the reference of every setting (docs/settings.md)")
     add_options(shown)
     for name in FLOW_COMMANDS:
         importlib.import_module(f"autograder.flows.{name}").register(commands)

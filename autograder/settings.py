@@ -248,6 +248,44 @@ def describe(settings: Settings) -> str:
     return "\n".join(lines)
 
 
+MARKDOWN_FILE = "docs/settings.md"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown() -> str:
+    """docs/settings.md: every field of Settings and Limits with its type, default and help, from the fields above
+    (the help text is the one source; tests/test_settings.py fails when the committed file differs)."""
+    lines = [
+        "# Settings reference",
+        "",
+        "Every grading setting with its type, default and help, generated from `autograder/settings.py` "
+        "(`.venv/bin/python -m autograder settings --markdown > docs/settings.md`; do not edit by hand).",
+        "",
+        f"Where they come from, later ones winning: the defaults below; `{CONFIG_FILE}` in the working directory "
+        "(or `--config FILE`); the options of `grade`, `grade-all` and `make gradescope` (the option column); in an "
+        "nbgrader course, `c.SandboxGrading.<name>` in `nbgrader_config.py` (the same names). `make gradescope` puts "
+        f"them in the zip as `{CONFIG_FILE}`. In the file, the limits go under `[limits]`. "
+        "`.venv/bin/python -m autograder settings` prints every setting in force with its help.",
+        "",
+    ]
+    for title, cls, default in (("Settings", Settings, Settings()), ("Limits (`[limits]`)", Limits, Limits())):
+        lines += [f"## {title}", "", _cell((cls.__doc__ or "").strip()), "",
+                  "| name | option | type | default | help |", "|---|---|---|---|---|"]
+        for f in fields(cls):
+            if f.name == "limits":
+                continue
+            option = "--part (repeatable)" if f.name == "parts" else _option(f)
+            value = _toml(getattr(default, f.name))
+            choices = f.metadata.get("choices")
+            kind = f"{f.type}: {', '.join(choices)}" if choices else str(f.type)
+            lines.append(f"| `{f.name}` | `{option}` | {_cell(kind)} | `{value}` | {_cell(f.metadata['help'])} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def resolve(args: argparse.Namespace, workdir: Path | None = None) -> Settings:
     """from_args, then the resolved values written back onto ``args`` under the names the flows read
     (feedback, visibility, confinement, unsafe_no_sandbox, part, budget): the Settings is the one source."""

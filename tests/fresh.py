@@ -1,6 +1,6 @@
 """A fresh clone of this checkout and the environment of a shell that activated nothing.
 
-For tests that run the package the way someone else would get it (test_readme.py: every README command;
+For tests that run the package the way someone else would get it (test_readme.py: every command of README.md and docs/;
 test_wheel.py: the wheel and sdist built from it): a clone holds what is committed plus the uncommitted
 changes to tracked files, never the checkout's untracked files or build artefacts.
 """

@@ -10,7 +10,7 @@ grading process), not the home. Where nothing can confine a worker, nothing is g
 instructor opts in. The Gradescope autograder runs in the Docker-like container.
 
 vm-root is the setting of the rest of the suite (test_hostile.py, test_forgery.py, test_containment.py
-run there in full); here it gets the same checks as the others, for the table in the README.
+run there in full); here it gets the same checks as the others, for the table in docs/security.md.
 """
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def _large(submission):
 
 
 def run_case(zip_path, root, files, metadata=None, prepare=None, env=None, relative=False):
-    """``prepare(submission_dir)`` makes uploads that are not plain files; ``relative``: run as the README
+    """``prepare(submission_dir)`` makes uploads that are not plain files; ``relative``: run as docs/gradescope.md
     says, from the checkout with GRADESCOPE_ROOT and GRADESCOPE_PYTHON relative to it."""
     root.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(zip_path) as archive:
@@ -234,7 +234,7 @@ def test_find_notebook_and_metadata(tmp_path):
     assert previous_score(tmp_path) is None
 
 
-# ---- uploads that are not a regular notebook, hostile text, size, feedback level, the README's command -------
+# ---- uploads that are not a regular notebook, hostile text, size, feedback level, docs/gradescope.md's command
 def test_symlinked_upload_is_refused_and_reads_nothing(cases):
     """A link to the autograder's own source: refused with the message of every flow; not one line of it leaks."""
     case = cases["symlink"]

@@ -1,7 +1,7 @@
 """nbgrader as its users run it: a course of the instructor's own, one install step, the plain nbgrader commands.
 
 One course is made once per session (tests/flows/nbgrader_course.py): `nbgrader quickstart`, the
-README's install step (`python -m autograder install-nbgrader COURSE`), and a second, ordinary
+docs/nbgrader.md's install step (`python -m autograder install-nbgrader COURSE`), and a second, ordinary
 assignment (week0_basics, test cells of its own). Student-style submissions go into submitted/: the
 ordinary ones, the honest-idiom corpus, the attacks of tests/corpus/nbgrader_attacks/ and forgery
 cases. Then, with nothing run before it (no service, no record), the real `nbgrader autograde

@@ -1,6 +1,7 @@
-"""Every command in the README works as written on a fresh clone (issue 12).
+"""Every command in the README and the manual under docs/ works as written on a fresh clone (issues 12, 30).
 
-Which commands. They are read from README.md itself: every line of a ```bash block
+Which commands. They are read from README.md and then each file of docs/, in the order MANUAL declares (a new
+file under docs/ must be added there, or test_the_manual_is_every_doc fails): every line of a ```bash block
 (trailing comments dropped; a `# or: CMD` comment is a command too, and a comment line that
 starts with `[` continues the one above it) and every inline code span of the prose that
 starts like a command (`make …`, `python -…`, `.venv/bin/…`, `../../.venv/bin/…`, `cd …`,
@@ -54,7 +55,12 @@ from autograder.assignment import COURSE, NAME, PART_IDS, ROOT, STUDENT_NOTEBOOK
 from tests.fresh import fresh_clone, shell_env
 from tests.points import total
 
-README = (ROOT / "README.md").read_text()
+# The manual, in the order its commands run: README.md, then docs/. The order matters: nbgrader.md's course
+# is graded before class.md's hand scores go into its gradebook, gradescope.md's zip is built before it is run.
+MANUAL = ["README.md", "docs/install.md", "docs/assignment.md", "docs/settings.md", "docs/grading.md",
+          "docs/nbgrader.md", "docs/gradescope.md", "docs/class.md", "docs/student-ci.md", "docs/security.md",
+          "docs/speed.md", "docs/layout.md", "docs/history.md"]
+README = "\n".join((ROOT / name).read_text() for name in MANUAL)
 GRADESCOPE_ROOT = "../gradescope-root"  # relative, as the README allows; outside the clone's tree
 INSTRUCTOR_COURSE = "../ml101"  # "a course of your own": outside the clone's tree
 # README placeholder -> what the test types, in this order; `[--option]` means the option is given.
@@ -319,6 +325,8 @@ PLAN = {
                      ".ci/run in its own fresh clone"),
     "make install": run(installed),
     ".venv/bin/python -m autograder settings": run(has('feedback = "hints"', "[limits]", "call_seconds = 10.0")),
+    ".venv/bin/python -m autograder settings --markdown > docs/settings.md": run(
+        lambda clone, out: unchanged(clone, "docs/settings.md")),
     ".venv/bin/python -m autograder.sandbox.steps": run(has("namespaces: keeper", "user namespace: keeper",
                                                          "landlock: keeper", "none: keeper")),
     "make install-pdf": run(lambda clone, out: shutil.which("chromium") or pytest.fail("no chromium")),
@@ -423,6 +431,12 @@ PLAN = {
 }
 
 
+def unchanged(clone, path):
+    """The committed ``path`` is what the command just wrote (a generated page regenerated to itself)."""
+    diff = subprocess.run(["git", "diff", "--", path], cwd=clone, capture_output=True, text=True).stdout
+    assert not diff, f"{path} changed when regenerated:\n{diff[-2000:]}"
+
+
 def make_shows(clone, arguments, line):
     """`make -B -n ARGUMENTS` in the clone prints ``line`` (the command that setting adds or changes)."""
     proc = subprocess.run(["make", "-B", "-n", *arguments.split()], cwd=clone, env=shell_env(), capture_output=True,
@@ -456,6 +470,14 @@ PLAN.update({command: skip("run as written by tests/test_wheel.py, in a fresh cl
 
 
 # ---- fast: the plan covers the README ------------------------------------------------------------------------
+
+def test_the_manual_is_every_doc():
+    """Every page under docs/ is read for commands (in MANUAL), and the README links to each."""
+    pages = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))
+    assert sorted(MANUAL[1:]) == pages, "docs/ pages missing from (or gone but still in) tests/test_readme.py MANUAL"
+    readme = (ROOT / "README.md").read_text()
+    assert [page for page in pages if f"]({page})" not in readme] == [], "docs/ pages the README does not link to"
+
 
 def test_every_readme_command_is_planned():
     typed = [t for _, t in readme_commands()]

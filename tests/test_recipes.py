@@ -1,9 +1,9 @@
-"""The README's instructor recipes, each carried out on a temporary copy of the package.
+"""The instructor recipes of docs/assignment.md, each carried out on a temporary copy of the package.
 
 A copy holds the package's files (no .venv, build/, .git: it rebuilds what it needs) and a link
 to this checkout's virtual environment; every command runs in the copy with the copy first on
 PYTHONPATH, and each copy first proves that its own modules are the ones imported. A recipe is
-the README's list of files, edited as it says, then `make release UPDATE=1`, then real grades
+the recipe's list of files, edited as it says, then `make release UPDATE=1`, then real grades
 through `python -m autograder grade` of the copy's solution (instructor) notebook and its blank
 release. Expected points come from this checkout's suites plus what the test changed, never
 from literals. Three copies, one release each:
@@ -89,7 +89,7 @@ class Copy:
         path.write_text(path.read_text().rstrip("\n") + "\n" + text)
 
     def release(self):
-        """`make release UPDATE=1`, as the README says."""
+        """`make release UPDATE=1`, as docs/assignment.md says."""
         run = self.run("make", "release", "UPDATE=1")
         assert "Release ready." in run.stdout, run.stdout[-2000:]
         return run

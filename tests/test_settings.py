@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from autograder.assignment import ROOT
-from autograder.settings import CONFIG_FILE, Limits, Settings, SettingsError, add_options, from_args
+from autograder.settings import (CONFIG_FILE, MARKDOWN_FILE, Limits, Settings, SettingsError, add_options, from_args,
+                                 markdown)
 
 
 def parsed(*argv):
@@ -87,3 +88,15 @@ def test_the_settings_command_shows_the_values_in_force(tmp_path):
                           "--visibility", "after_due_date"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert 'visibility = "after_due_date"' in run.stdout and "disk_mib = 128" in run.stdout
+
+
+def test_the_settings_reference_is_generated_from_the_fields():
+    """docs/settings.md is `settings --markdown`: every field of Settings and Limits with its type, default and help,
+    so a field added or a help text changed without regenerating the page fails here."""
+    page = markdown()
+    for f in [*dataclasses.fields(Settings), *dataclasses.fields(Limits)]:
+        if f.name != "limits":
+            assert f"| `{f.name}` |" in page and f.metadata["help"].replace("|", "\\|") in page, f.name
+    assert (ROOT / MARKDOWN_FILE).read_text() == page, (
+        f"{MARKDOWN_FILE} differs from what autograder/settings.py generates: run "
+        f"`.venv/bin/python -m autograder settings --markdown > {MARKDOWN_FILE}`")

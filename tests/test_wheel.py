@@ -1,10 +1,10 @@
 """The package as someone outside this checkout gets it: a wheel and an sdist, installed by pip into fresh venvs.
 
-The installs are tests/wheel_env.py (started in the background when the session begins): the README's
+The installs are tests/wheel_env.py (started in the background when the session begins): docs/install.md's
 four lines run as written in a fresh clone (build, a venv beside it, `pip install -c requirements.txt`
 of the wheel) and the Gradescope image built by the zip's own setup.sh from the slim lock. Here the
 installed `week7-grader` grades the reference and the blank notebook from a course folder of its own
-(the README's last line) and runs every other flow there; the image's run_autograder grades with the
+(docs/install.md's last line) and runs every other flow there; the image's run_autograder grades with the
 slim lock; last, the sdist is installed into the first venv (pip builds it) and must give the same package.
 """
 import csv
@@ -65,7 +65,7 @@ def dists(installed):
 
 @pytest.fixture(scope="module")
 def environments(installed):
-    """{"bin": the wheel's venv bin/, "work": the course folder (the README's ../my-course), "clone",
+    """{"bin": the wheel's venv bin/, "work": the course folder (docs/install.md's ../my-course), "clone",
     "gradescope": (the image's root, the checkout's zip, setup.sh's run)}."""
     work = installed.clone.parent / "my-course"
     work.mkdir(exist_ok=True)
@@ -124,7 +124,7 @@ def test_a_wheel_built_from_the_sdist_is_the_same(dists, tmp_path):
 
 def test_the_console_script_grades_the_reference_and_the_blank_notebook(environments, class_folder):
     work = environments["work"]
-    ada = readme(readme_lines()[3], environments["clone"])  # the README's line: cd ../my-course && ... grade ada
+    ada = readme(readme_lines()[3], environments["clone"])  # docs/install.md's line: cd ../my-course && ... grade ada
     bob = grader(environments, "grade", "submissions/bob.ipynb", "--out", "bob.json")
     assert json.loads((work / "results.json").read_text())["score"] == total()
     assert json.loads((work / "bob.json").read_text())["score"] == 0

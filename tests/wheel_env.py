@@ -4,7 +4,7 @@ Two venvs with PyTorch (~1.5 min of pip, mostly unpacking onto the disk), built 
 while the other tests grade; tests/test_wheel.py waits for them (tests/conftest.py starts them when its
 tests are selected):
 
-* the README's four lines (tests/test_readme.py WHEEL_COMMANDS), run as written from the root of a
+* docs/install.md's four lines (tests/test_readme.py WHEEL_COMMANDS), run as written from the root of a
   fresh clone whose .venv is the one `make install` made here: `python -m build` makes the wheel and
   the sdist, then ../grader-venv beside the clone gets the wheel (`pip install -c requirements.txt`);
 * the Gradescope image: the zip `make gradescope` builds, unzipped as Gradescope does, its own setup.sh
@@ -38,7 +38,7 @@ def run(argv, cwd, env=None, timeout=900, check=True) -> subprocess.CompletedPro
 
 
 def readme_lines() -> tuple[str, str, str, str]:
-    """The README's build, venv, install and grade lines, in its order."""
+    """docs/install.md's build, venv, install and grade lines, in its order."""
     from tests.test_readme import WHEEL_COMMANDS
 
     assert len(WHEEL_COMMANDS) == 4, WHEEL_COMMANDS
@@ -49,7 +49,7 @@ def readme_lines() -> tuple[str, str, str, str]:
 
 
 def readme(line, clone, nice=False, **env) -> subprocess.CompletedProcess:
-    """One README line as a person types it, from the clone's root, in a shell that activated nothing."""
+    """One line of docs/install.md as a person types it, from the clone's root, in a shell that activated nothing."""
     return run([*(NICE if nice else []), "bash", "-c", line], cwd=clone, env={**shell_env(), **env})
 
 
@@ -67,7 +67,7 @@ class Installed:
 def _wheel(base: Path) -> tuple[Path, Path, Path, Path]:
     build, venv, install, _ = readme_lines()
     clone = fresh_clone(base / "clone")
-    (clone / ".venv").symlink_to(ROOT / ".venv")  # as the README assumes: `make install` made it
+    (clone / ".venv").symlink_to(ROOT / ".venv")  # as docs/install.md assumes: `make install` made it
     readme(build, clone, nice=True)
     wheel, = (clone / "dist").glob("*.whl")
     sdist, = (clone / "dist").glob("*.tar.gz")

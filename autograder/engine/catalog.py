@@ -1,7 +1,7 @@
 """What the hidden suites contain: every test's part, points and student-facing title.
 
 The points live beside each test (``@pytest.mark.points``); everything else that needs
-them (the notebook's graded cells, the results, the README table) asks this module.
+them (the notebook's graded cells, the results, docs/assignment.md's table) asks this module.
 """
 from dataclasses import dataclass
 

@@ -17,7 +17,7 @@ of each model the function was handed (the caller's object, not a copy) go back 
 reply, and the grader's model takes them: that is "the mode was restored". A worker that
 sends other flags has switched the grader's model, as ``model.train()`` would.
 
-What cannot be served, each with a plain message (the README lists them):
+What cannot be served, each with a plain message (docs/security.md lists them):
 
 * ``model.mask_fn``: the mask stays with the grader (calling it raises MASK_KEPT);
 * forward hooks on submodules: the pass runs in the grader, so they would never fire;

@@ -307,7 +307,7 @@ def plan(config: WorkerConfig) -> Plan:
 
 
 def describe() -> str:
-    """Every mode's steps, one line each side (what the README's table shows)."""
+    """Every mode's steps, one line each side (what docs/security.md's table shows)."""
     lines = []
     for mode in Mode:
         steps = plan(WorkerConfig(mode=mode))

@@ -1,7 +1,7 @@
 """An nbgrader course of an instructor's own, as the nbgrader tests use it.
 
 `nbgrader quickstart` makes the course (its own nbgrader_config.py, a header notebook every
-assignment gets), the README's one install step puts this assignment in it (`python -m autograder
+assignment gets), docs/nbgrader.md's one install step puts this assignment in it (`python -m autograder
 install-nbgrader COURSE`), and a second, ordinary assignment (week0_basics: a function to write,
 test cells of its own, run by nbgrader in the python3 kernel) is released the nbgrader way.
 Commands run as an instructor types them: the venv's `nbgrader` on PATH, from the course folder,

@@ -62,7 +62,7 @@ if _calls is not None:
     _calls.invoke = _rescaled
 """
 
-# A detached loss (value right, no autograd graph): the README says training gets nothing from it.
+# A detached loss (value right, no autograd graph): docs/security.md says training gets nothing from it.
 # The patched harness answers grad=True calls with a numerical gradient of the student's own value.
 DETACHED_LOSS = ("return F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1))  # (N*T, V) vs (N*T,)",
                  "return torch.tensor(F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1)).item())")
