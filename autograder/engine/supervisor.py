@@ -356,7 +356,9 @@ class WorkerSession:
                 self.kill()  # never keep a dead socket: every later call would fail on it
                 if attempt == 2:
                     raise
-        limit = timeout or self.limits.call_seconds
+        # A caller's timeout (what is left of a longer run) can only shorten a call: every call of a
+        # student function, wherever it comes from, stays within the one per-call limit of the settings.
+        limit = min(timeout, self.limits.call_seconds) if timeout else self.limits.call_seconds
         end = time.monotonic() + self._remaining(limit)
         try:
             reply = self._exchange(worker, models, end, limit)
