@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from .catalog import catalog, describe
-from .student import GraderFault, SubmissionFault, WorkerLost
+from .faults import GraderFault, SubmissionFault, WorkerLost
 
 GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
 
