@@ -304,7 +304,7 @@ def main(argv=None):
     print(f"  seed smoke {[round(x, 2) for x in seed_runs]} ({seed_what})", flush=True)
 
     # a notebook with one mistake in every part (the mutant corpus, written by the tests), for the diagnosis's cost
-    os.environ["BENCH_EVERY_PART_WRONG"] = str(args.corpus / EVERY_PART_WRONG)
+    os.environ["BENCH_EVERY_PART_WRONG"] = str((args.corpus / EVERY_PART_WRONG).resolve())
 
     # the checks' own compute, in one warm process
     warm_paths = [str(notebooks[0])] + [str(p) for p in notebooks[1:1 + args.warm]]
