@@ -98,8 +98,12 @@ lint: $(VENV)
 
 ## Everyday tier (< 2 min): every hidden suite against the reference, then the package tests not marked slow.
 test-fast: $(VENV)
-	$(PY) -m pytest autograder/suites -q --assert=plain -p no:cacheprovider
-	$(PY) -m pytest tests -q -m "not slow"
+	@# One shell for both runs, so that it can print the wall time they took (whatever their outcome).
+	@start=$$(date +%s.%N); \
+	  $(PY) -m pytest autograder/suites -q --assert=plain -p no:cacheprovider && \
+	  $(PY) -m pytest tests -q -m "not slow"; status=$$?; \
+	  echo "make test-fast: $$(awk -v s=$$start -v e=$$(date +%s.%N) 'BEGIN { printf "%.1f", e - s }') s wall time"; \
+	  exit $$status
 
 ## One part only: its hidden suite against the reference (in-process), then the package tests marked with it.
 test-part: $(VENV)
@@ -138,7 +142,7 @@ gradescope: $(VENV)
 ## Remove only what `make release` / the tests rebuild. Never submissions, gradebook.db, feedback,
 ## isolated records or grades: those are in build/course and the grades* files, which clean leaves alone.
 clean:
-	rm -rf build/cache build/bench build/gradescope build/student-repo build/system-python \
+	rm -rf build/cache build/bench build/bench-corpus build/gradescope build/student-repo build/system-python \
 	       dist *.egg-info .pytest_cache .ruff_cache
 	find . -name __pycache__ -not -path "./.venv/*" -prune -exec rm -rf {} +
 
@@ -151,7 +155,8 @@ clean-course:
 ## Not a test; takes ~10 minutes. make bench N=40 NBGRADER_N=5
 bench: $(VENV)
 	@test -f build/course/gradebook.db || $(MAKE) release
-	$(PY) bench/bench.py --n $(or $(N),40) --nbgrader-n $(or $(NBGRADER_N),5)
+	$(PY) -m tests.corpus.measured build/bench-corpus
+	$(PY) bench/bench.py --corpus build/bench-corpus --n $(or $(N),40) --nbgrader-n $(or $(NBGRADER_N),5)
 
 ## Grade a folder of submissions into a CSV, resumably: make grade-all SUBMISSIONS=dir [GRADES=grades.csv] [JOBS=2]
 grade-all: $(VENV)

@@ -39,6 +39,8 @@ from pathlib import Path
 
 from autograder.assignment import COURSE, NAME as ASSIGNMENT, ROOT, course_notebook  # the venv imports the checkout
 from autograder.engine.catalog import part_points
+
+EVERY_PART_WRONG = "every_part_wrong.ipynb"  # in --corpus DIR, as tests/corpus/measured.py writes it
 BROKEN_MASK = ("return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)",
                "return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2)")  # lets i read i+1
 
@@ -261,10 +263,14 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.md")
     parser.add_argument("--no-diagnosis-figures", dest="diagnosis", action="store_false",
                         help="skip the diagnosis's precision/recall (about 3 minutes)")
+    parser.add_argument("--corpus", type=Path,
+                        help="the corpora `python -m tests.corpus.measured DIR` wrote (make bench does)")
     parser.add_argument("--inner-warm", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.inner_warm:
         return inner_warm(args.inner_warm)
+    if args.corpus is None or not (args.corpus / EVERY_PART_WRONG).exists():
+        parser.error("--corpus DIR: the folder `python -m tests.corpus.measured DIR` writes (make bench does)")
     if not (COURSE / "gradebook.db").exists():
         raise SystemExit("no nbgrader course in build/course: run `make release` first")
     print(f"load average at start {load()}; building {args.n} submissions ...", flush=True)
@@ -297,15 +303,8 @@ def main(argv=None):
     seed_runs = [timed(seed_cmd, kind="seed")[0] for _ in range(args.cold)]
     print(f"  seed smoke {[round(x, 2) for x in seed_runs]} ({seed_what})", flush=True)
 
-    # a notebook with one mistake in every part (the mutant corpus), for the diagnosis's cost
-    sys.path.insert(0, str(ROOT))
-    from tests.corpus import apply_mutant, write_notebook
-    from tests.corpus.mutants import MUTANTS
-    import nbformat
-    nb = nbformat.read(str(COURSE / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
-    for part in ("softmax_read", "masks", "multihead", "positions", "targets", "leakage"):
-        nb = apply_mutant(nb, next(m for m in MUTANTS if m.part == part))
-    os.environ["BENCH_EVERY_PART_WRONG"] = str(write_notebook(nb, args.workdir / "every_part_wrong.ipynb"))
+    # a notebook with one mistake in every part (the mutant corpus, written by the tests), for the diagnosis's cost
+    os.environ["BENCH_EVERY_PART_WRONG"] = str((args.corpus / EVERY_PART_WRONG).resolve())
 
     # the checks' own compute, in one warm process
     warm_paths = [str(notebooks[0])] + [str(p) for p in notebooks[1:1 + args.warm]]
@@ -352,7 +351,7 @@ def main(argv=None):
         from autograder.diagnosis import measure
         diagnosis_lines = ["", "Diagnosis of known mistakes, precision and recall over the mutant corpora "
                            "(`autograder/diagnosis/measure.py`; the fresh mutants were not used to build "
-                           "the library):", "", "```", measure.table(measure.figures()), "```"]
+                           "the library):", "", "```", measure.table(measure.figures(measure.load(args.corpus))), "```"]
     lines = [
         "# Grading speed: our grader vs nbgrader autograde",
         "",

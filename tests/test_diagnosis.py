@@ -16,7 +16,7 @@ import solutions.reference as ref
 from autograder.diagnosis import FAMILIES, LIBRARY, MISCONCEPTIONS, Diagnoser, causes_by_part, core, own_entries
 from autograder.engine.plugin import TestResult as Result
 from autograder.engine.probes import lab_model
-from autograder.engine.supervisor import CallResult
+from autograder.engine.call_result import CallResult
 
 ENTRY = {m.id: m.compute for m in MISCONCEPTIONS}
 
@@ -337,7 +337,8 @@ FRESH_RECALL, FRESH_PRECISION = 0.85, 0.95
 @pytest.fixture(scope="module")
 def measured(request):
     from autograder.diagnosis import measure
-    figures = measure.figures()
+    from tests.corpus.measured import corpora
+    figures = measure.figures(corpora())
     capture = request.config.pluginmanager.get_plugin("capturemanager")
     with capture.global_and_fixture_disabled():  # the table is shown even when pytest captures output
         print("\n" + measure.table(figures))

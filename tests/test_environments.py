@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +34,7 @@ from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT
 from autograder.engine.catalog import part_points
 from autograder.sandbox import identity
 from autograder.sandbox.confinement import Mode
-from tests.environments import ENVIRONMENTS, machine
+from tests.environments import ENVIRONMENTS, SITE_PACKAGES, machine
 from tests.points import total
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="the launcher emulates as root")]
@@ -290,6 +291,37 @@ def test_where_nothing_confines_nothing_is_graded_unless_opted_in(tmp_path):
     run = m.grade(notebook, out, "--unsafe-no-sandbox")
     assert run.returncode == 0, run.stderr[-2000:]
     assert "confinement: NONE" in run.stderr and json.loads(out.read_text())["score"] == total()
+
+
+def test_a_machine_needs_nothing_of_a_checkout_others_cannot_enter(tmp_path):
+    """Root's clone in a folder other users cannot enter (under /root, a `mktemp -d`): a machine's venv still has
+    torch and the rest, bound read-only from the host venv (the emulated uid could not reach the clone's own)."""
+    closed = tmp_path / "closed"
+    (closed / "clone").mkdir(parents=True)
+    closed.chmod(0o700)
+    probe = ("import psutil, torch, autograder.flows.batch; import sys; print(psutil.__file__); "
+             "print(sys.modules['autograder'].__file__)")
+    # In a mount namespace of its own, this checkout seen inside the closed folder, and run from there.
+    script = f"""set -e
+mount --bind {ROOT} {closed}/clone
+cd {closed}/clone
+PYTHONPATH=. .venv/bin/python - <<'PY'
+from autograder.assignment import ROOT
+from tests.environments import machine
+assert str(ROOT).startswith("{closed}"), ROOT
+m = machine.prepare("k8s-pod", folder="closed-checkout")
+run = m.run(str(m.python), "-c", {probe!r})
+print(run.returncode)
+print(run.stdout + run.stderr[-2000:])
+PY
+"""
+    run = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    status, psutil_at, autograder_at = run.stdout.splitlines()[:3]
+    assert status == "0", run.stdout
+    assert psutil_at.startswith(f"{SITE_PACKAGES}/"), run.stdout
+    assert autograder_at.startswith(f"{machine.BASE}/closed-checkout/checkout/"), run.stdout
 
 
 def test_a_mode_the_machine_cannot_build_is_refused(campaigns):

@@ -10,7 +10,7 @@ from autograder.assignment import PART_IDS, PARTS, USES, depends_on
 from autograder.diagnosis import hints
 from autograder.diagnosis.core import Call
 from autograder.engine.plugin import TestResult as Result
-from autograder.engine.supervisor import CallResult
+from autograder.engine.call_result import CallResult
 
 TITLES = {"softmax_read": (1, "Reading with attention"), "masks": (2, "Masks and their two conventions"),
           "multihead": (3, "Several heads")}

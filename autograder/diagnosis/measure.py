@@ -11,11 +11,19 @@ that got a ``Likely cause``; it is right when its family is the one expected for
     recall    = mutants expected to be diagnosed that get the right cause on at least one
                 check / mutants expected to be diagnosed
 
-``figures()`` returns both corpora's figures (the bench can call it); ``table()`` prints them.
+``figures(corpora)`` returns both corpora's figures; ``table()`` prints them. The corpora are
+handed in, as plain data (``load`` reads the file ``python -m tests.corpus.measured DIR``
+writes): the tests own them, and the product never imports the tests.
+
+    corpora = {"mutants": [mutant, ...], "alternatives": [{"name", "cells"}, ...],
+               "fresh": [mutant with "expected", ...]}
+    mutant  = {"name", "part", "function", "old", "new", "affects"}
 """
 import inspect
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import solutions.reference as reference
 
@@ -136,9 +144,9 @@ def run_case(name, expected, ns, parts=None):
     return case
 
 
-def _parts(mutant):
+def _parts(mutant: dict) -> tuple:
     """Every part but the (slow) training run, unless the edit can change the training run."""
-    return tuple(p for p in reference.PARTS if p != "training" or "training" in (mutant.part, *mutant.affects))
+    return tuple(p for p in reference.PARTS if p != "training" or "training" in (mutant["part"], *mutant["affects"]))
 
 
 @dataclass
@@ -182,30 +190,40 @@ HEADER = (f"{'corpus':<22} {'cases':>5} {'in lib':>7} {'found':>6} {'recall':>7}
           f"{'diagnoses':>9} {'right':>6} {'precision':>9}")
 
 
-def _library_jobs():
-    from tests.corpus.alternatives import ALTERNATIVES
-    from tests.corpus.mutants import MUTANTS
-    return ([("mutant", m.name, EXPECTED[m.name]) for m in MUTANTS]
-            + [("alternative", a.name, "") for a in ALTERNATIVES])
+CORPORA_FILE = "corpora.json"  # in the folder `python -m tests.corpus.measured DIR` writes
 
 
-def _fresh_jobs():
-    from tests.corpus.mutants_fresh import FRESH
-    return [("fresh", m.name, m.expected) for m in FRESH]
+def load(folder: Path) -> dict:
+    """The corpora written into ``folder`` (see the module's docstring for their form)."""
+    return json.loads((Path(folder) / CORPORA_FILE).read_text())
 
 
-def _run_job(job):
-    kind, name, expected = job
-    if kind == "alternative":
-        from tests.corpus.alternatives import ALTERNATIVES
-        a = next(a for a in ALTERNATIVES if a.name == name)
-        return run_case(name, expected, namespace(cells=a.cells))
-    if kind == "mutant":
-        from tests.corpus.mutants import MUTANTS as pool
-    else:
-        from tests.corpus.mutants_fresh import FRESH as pool
-    m = next(m for m in pool if m.name == name)
-    return run_case(name, expected, namespace({m.function: (m.old, m.new)}), _parts(m))
+@dataclass(frozen=True)
+class Job:
+    """One case to grade, carrying its own data (spawned workers get it pickled)."""
+    name: str
+    expected: object
+    cells: dict | None = None  # an alternative: part -> its whole solution cell
+    edit: tuple | None = None  # a mutant: (function, old, new)
+    parts: tuple | None = None
+
+
+def _library_jobs(corpora: dict) -> list[Job]:
+    return ([Job(m["name"], EXPECTED[m["name"]], edit=(m["function"], m["old"], m["new"]), parts=_parts(m))
+             for m in corpora["mutants"]]
+            + [Job(a["name"], "", cells=a["cells"]) for a in corpora["alternatives"]])
+
+
+def _fresh_jobs(corpora: dict) -> list[Job]:
+    return [Job(m["name"], m["expected"], edit=(m["function"], m["old"], m["new"]), parts=_parts(m))
+            for m in corpora["fresh"]]
+
+
+def _run_job(job: Job) -> "Case":
+    if job.cells is not None:
+        return run_case(job.name, job.expected, namespace(cells=job.cells))
+    function, old, new = job.edit
+    return run_case(job.name, job.expected, namespace({function: (old, new)}), job.parts)
 
 
 def _one_thread():
@@ -225,23 +243,23 @@ def _run_all(jobs, workers):
         return list(pool.map(_run_job, jobs))
 
 
-def library_corpus(workers=1):
-    """Cases of tests/corpus/mutants (the library was built from them) and tests/corpus/alternatives."""
-    return Figures("library mutants + alt.", _run_all(_library_jobs(), workers))
+def library_corpus(corpora: dict, workers: int = 1) -> "Figures":
+    """Cases of the library's mutants (the library was built from them) and of the correct alternatives."""
+    return Figures("library mutants + alt.", _run_all(_library_jobs(corpora), workers))
 
 
-def fresh_corpus(workers=1):
-    """Cases of tests/corpus/mutants_fresh: written for the measurement, not used to build the library."""
-    return Figures("fresh mutants", _run_all(_fresh_jobs(), workers))
+def fresh_corpus(corpora: dict, workers: int = 1) -> "Figures":
+    """Cases of the fresh mutants: written for the measurement, not used to build the library."""
+    return Figures("fresh mutants", _run_all(_fresh_jobs(corpora), workers))
 
 
-def figures(workers=2):
+def figures(corpora: dict, workers: int = 2) -> dict:
     """{"library": Figures, "fresh": Figures}: what the bench reports.
 
     ``workers`` spawned processes grade the cases (not forked: a fork of a process whose PyTorch
     thread pools already ran can deadlock, as it did under pytest).
     """
-    library, fresh = _library_jobs(), _fresh_jobs()
+    library, fresh = _library_jobs(corpora), _fresh_jobs(corpora)
     cases = _run_all(library + fresh, workers)
     return {"library": Figures("library mutants + alt.", cases[:len(library)]),
             "fresh": Figures("fresh mutants", cases[len(library):])}
@@ -259,4 +277,8 @@ def table(all_figures):
 
 
 if __name__ == "__main__":
-    print(table(figures()))
+    import sys
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: python -m autograder.diagnosis.measure CORPUS_DIR "
+                         "(written by `python -m tests.corpus.measured CORPUS_DIR`)")
+    print(table(figures(load(Path(sys.argv[1])))))

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from .catalog import catalog, describe
-from .student import GraderFault, SubmissionFault, WorkerLost
+from .catalog import catalog
+from .faults import GraderFault, SubmissionFault, WorkerLost
+from .suite_items import describe
 
 GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
 

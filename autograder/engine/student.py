@@ -10,45 +10,15 @@ import gc
 import pytest
 
 from ..sandbox import wire
+from .call_result import CallResult
+# The faults have a module of their own (the worker session raises them too); the hidden suites
+# import them from here, their public home.
+from .faults import GraderFault, StudentError, SubmissionFault, WorkerLost
+
+__all__ = ["STUDENT_KEY", "GraderFault", "LocalTransport", "Student", "StudentError", "SubmissionFault",
+           "WorkerLost", "load_lab", "tensor_bytes"]
 
 STUDENT_KEY: pytest.StashKey = pytest.StashKey()  # where the grading plugin puts the Student for the suites
-
-
-class SubmissionFault(Exception):
-    """Base for everything that goes wrong on the student's side; its message is for the student."""
-
-
-class StudentError(SubmissionFault):
-    """The student's function raised (or is missing)."""
-
-    def __init__(self, name, error):
-        # kind: the built-in exception it is (what the checks compare: a subclass of AssertionError is
-        # one); name: its own class, as the student wrote it.
-        self.name, self.detail = error.get("type", "Error"), error.get("message", "")
-        self.kind = error.get("base") or self.name
-        inner, where = error.get("function") or "", error.get("where", "")
-        if name == "training":
-            subject = "the lab's training run" + (f" (in `{inner}`)" if inner else "")
-        else:
-            subject = f"`{name}`" + (f" (in `{inner}`)" if inner and inner != name else "")
-        if self.kind == "NotImplementedError":
-            culprit = f"`{inner}`" if inner else subject
-            text = f"{culprit} is not implemented yet (it raises NotImplementedError)"
-            if name == "training":
-                text = f"the lab's training run stopped: {text}"
-        elif self.kind == "Missing":
-            text = f"{subject} cannot run: {self.detail}"
-        else:
-            text = f"{subject} raised {self.name}: {self.detail}{where}"
-        super().__init__(text)
-
-
-class GraderFault(Exception):
-    """The grader's own machinery broke (e.g. its worker template died): never the student's fault."""
-
-
-class WorkerLost(SubmissionFault):
-    """The worker died, hung, or broke a limit during this call; the message says which."""
 
 
 class Student:
@@ -151,7 +121,6 @@ class LocalTransport:
         from ..sandbox import calls
         from ..sandbox.replica import mode_vector
         from .lab_models import dropout_active, is_lab_model
-        from .supervisor import CallResult
         try:
             fn = calls.lookup(self._ns, name)
         except calls.NotAFunction as missing:

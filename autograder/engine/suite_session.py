@@ -25,8 +25,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
 from ..assignment import SUITES
-from . import catalog
-from .catalog import describe
+from .suite_items import describe, remember
 from .student import STUDENT_KEY
 
 # -s: no fd capture held open between runs (each run's output goes to its own buffer instead);
@@ -66,7 +65,7 @@ class SuiteSession:
         except RuntimeError:
             self.close()
             raise
-        catalog.remember(tests)  # the catalog, from this very collection
+        remember(tests)  # the catalog, from this very collection
         _freeze_heap()
 
     def run(self, student: Any, plugin: Any, parts: Iterable[str] | None = None) -> str:

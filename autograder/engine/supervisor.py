@@ -25,7 +25,7 @@ import os
 import signal
 import socket
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
@@ -35,7 +35,8 @@ from ..sandbox import protocol, wire
 from ..sandbox.config import WorkerConfig
 from ..sandbox.confinement import Mode, python_trees
 from .lab_models import ServedModels, is_lab_model
-from .student import GraderFault, SubmissionFault, WorkerLost
+from .call_result import CallResult
+from .faults import GraderFault, SubmissionFault, WorkerLost
 
 CELL_OUTPUT = 20_000  # characters of one cell's printed output kept for the reports
 OUTPUT_BUDGET = 1_000_000  # ... and of the whole notebook's
@@ -48,18 +49,6 @@ class CellReport:
     error: dict | None = None  # {"type", "message"} of what the cell raised
     output: str = ""
     fatal: str = ""  # the cell killed or hung its worker and is skipped from then on
-
-
-@dataclass
-class CallResult:
-    """One call of a student function: the value is the student's word, the rest the grader's observation."""
-    ok: bool
-    value: object = None
-    grad: object = None
-    error: dict = field(default_factory=dict)
-    mutated: list = field(default_factory=list)  # positional tensor arguments it wrote into
-    modes: list = field(default_factory=list)  # each lab model argument's flags afterwards (lab_models.py)
-    forward_modes: list = field(default_factory=list)  # dropout active, at each forward pass it ran
 
 
 class WorkerState(enum.Enum):
@@ -356,7 +345,9 @@ class WorkerSession:
                 self.kill()  # never keep a dead socket: every later call would fail on it
                 if attempt == 2:
                     raise
-        limit = timeout or self.limits.call_seconds
+        # A caller's timeout (what is left of a longer run) can only shorten a call: every call of a
+        # student function, wherever it comes from, stays within the one per-call limit of the settings.
+        limit = min(timeout, self.limits.call_seconds) if timeout else self.limits.call_seconds
         end = time.monotonic() + self._remaining(limit)
         try:
             reply = self._exchange(worker, models, end, limit)

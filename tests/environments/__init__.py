@@ -13,8 +13,15 @@ execs the command; machine.py prepares a checkout and a venv the emulated user o
 tests/test_environments.py grades through them.
 """
 from dataclasses import dataclass
+from pathlib import Path
 
 from autograder.sandbox.confinement import Mode
+
+BASE = Path("/tmp/week7-environments")  # the machines' homes and checkouts (machine.py)
+# The host venv's site-packages (torch and the rest) as each machine sees it: launch.py binds it here, read-only,
+# and the machines' venvs add this path. The checkout's own may lie where the emulated uids cannot go (a clone
+# under /root or under any 0700 folder).
+SITE_PACKAGES = BASE / "site-packages"
 
 
 @dataclass(frozen=True)

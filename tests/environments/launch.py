@@ -1,18 +1,20 @@
 """Run a command in an emulated environment (tests/environments/__init__.py): python launch.py ENV -- COMMAND...
 
 Run as root. In order, as a container runtime would: a mount namespace of its own (the machine's mounts
-are left alone), Python made reachable for other users (a tmpfs over /root holding only root's pyenv, as
-an image would install Python under /usr/local), /sys/fs/cgroup read-only where the environment says so,
-the host's seccomp filter, then the uid and capabilities, and exec.
+are left alone), the host venv's site-packages bound read-only where every machine's venv finds it,
+Python made reachable for other users (a tmpfs over /root holding only root's pyenv, as an image would
+install Python under /usr/local), /sys/fs/cgroup read-only where the environment says so, the host's
+seccomp filter, then the uid and capabilities, and exec.
 """
 import ctypes
 import errno
 import os
 import sys
+import sysconfig
 
 sys.path.insert(0, os.environ["WEEK7_CHECKOUT"])  # the checkout under test, set by machine.py
 from autograder.sandbox import syscalls
-from tests.environments import ENVIRONMENTS
+from tests.environments import ENVIRONMENTS, SITE_PACKAGES
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
@@ -49,6 +51,15 @@ def python_for_everyone():
     os.mkdir("/root/.pyenv", 0o755)
     mount(f"/proc/self/fd/{keep}", "/root/.pyenv", None, MS_BIND | MS_REC)
     os.close(keep)
+
+
+def site_packages_for_everyone():
+    """The host venv's site-packages, read-only at SITE_PACKAGES: the checkout holding it may be closed to the
+    emulated uids (root's clone in a 0700 folder), as an image's site-packages never is."""
+    if not SITE_PACKAGES.is_dir():
+        return  # not a machine of machine.py's
+    mount(sysconfig.get_paths()["purelib"], str(SITE_PACKAGES), None, MS_BIND | MS_REC)
+    mount(None, str(SITE_PACKAGES), None, MS_REMOUNT | MS_BIND | MS_RDONLY)
 
 
 def cgroups_read_only():
@@ -108,6 +119,7 @@ def main(argv):
     env = ENVIRONMENTS[name]
     check(libc.unshare(CLONE_NEWNS), "unshare")
     mount(None, "/", None, MS_REC | MS_PRIVATE)
+    site_packages_for_everyone()  # first: the tmpfs over /root below may hide the checkout it lies in
     if env.name != "vm-root":
         python_for_everyone()
     if env.cgroup_read_only:

@@ -3,7 +3,8 @@
 As on a laptop or a JupyterHub, the grading user owns its checkout (the hidden suites, the reference,
 build/ with the secret) and its venv (site-packages, where a .pth file would run in every later Python).
 The copy holds this working tree's files as they are now; the venv is a fresh one whose site-packages
-adds this checkout's (torch and the rest, read-only to the user) and the copy, by two .pth lines.
+adds this checkout's (torch and the rest, bound read-only at SITE_PACKAGES by launch.py, so that it is
+reachable wherever the checkout is) and the copy, by two .pth lines.
 """
 from __future__ import annotations
 
@@ -16,9 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.assignment import ROOT
-from tests.environments import ENVIRONMENTS
-
-BASE = Path("/tmp/week7-environments")
+from tests.environments import BASE, ENVIRONMENTS, SITE_PACKAGES
 LAUNCH = Path(__file__).with_name("launch.py")
 
 
@@ -57,10 +56,10 @@ def _files(top: Path) -> list[str]:
     return [f for f in listed if f and (top / f).is_file()]
 
 
-def prepare(name: str) -> Machine:
-    """The machine of environment ``name``: made afresh (once per test session)."""
+def prepare(name: str, folder: str | None = None) -> Machine:
+    """The machine of environment ``name``: made afresh (once per test session), in BASE / (``folder`` or name)."""
     env = ENVIRONMENTS[name]
-    base = BASE / name
+    base = BASE / (folder or name)
     shutil.rmtree(base, ignore_errors=True)
     home, checkout = base / "home", base / "checkout"
     home.mkdir(parents=True)
@@ -74,7 +73,8 @@ def prepare(name: str) -> Machine:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(checkout / ".venv")], check=True)
     purelib = sysconfig.get_paths()["purelib"]
     own = checkout / ".venv" / Path(purelib).relative_to(sys.prefix)
-    (own / "week7-environment.pth").write_text(f"{checkout}\n{purelib}\n")
+    (own / "week7-environment.pth").write_text(f"{checkout}\n{SITE_PACKAGES}\n")  # launch.py binds purelib there
+    SITE_PACKAGES.mkdir(exist_ok=True)
     (home / ".bashrc").write_text("# the instructor's shell start-up file\n")
     for path in [base, *base.rglob("*")]:
         os.lchown(path, env.uid, env.uid)

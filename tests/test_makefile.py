@@ -1,0 +1,37 @@
+"""Makefile targets' own behaviour, run with a stand-in for the venv's Python (not the tiers themselves)."""
+import re
+import subprocess
+
+from autograder.assignment import ROOT
+
+
+def _fake_python(tmp_path, status):
+    """A stand-in for .venv/bin/python that records its arguments, takes 0.3 s, and exits with ``status``."""
+    script = tmp_path / "python"
+    script.write_text(f'#!/bin/sh\necho "$*" >> "{tmp_path}/calls"\nsleep 0.3\nexit {status}\n')
+    script.chmod(0o755)
+    return script
+
+
+def _test_fast(tmp_path, status):
+    # -o: the venv counts as installed and up to date, whatever the files it is built from.
+    return subprocess.run(["make", "--no-print-directory", "-o", ".venv/.installed", "test-fast",
+                           f"PY={_fake_python(tmp_path, status)}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_test_fast_prints_the_wall_time_it_took(tmp_path):
+    run = _test_fast(tmp_path, 0)
+    assert run.returncode == 0, run.stdout + run.stderr
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert [c.split()[:3] for c in calls] == [["-m", "pytest", "autograder/suites"], ["-m", "pytest", "tests"]]
+    took = re.search(r"^make test-fast: (\d+\.\d) s wall time$", run.stdout, re.M)
+    assert took, run.stdout
+    assert 0.6 <= float(took.group(1)) < 30, took.group(0)
+
+
+def test_test_fast_prints_the_time_and_fails_when_a_run_fails(tmp_path):
+    run = _test_fast(tmp_path, 1)
+    assert run.returncode != 0
+    assert re.search(r"^make test-fast: \d+\.\d s wall time$", run.stdout, re.M), run.stdout
+    assert len((tmp_path / "calls").read_text().splitlines()) == 1  # the suites failed: the tests do not run
