@@ -15,6 +15,7 @@ import traceback
 from pathlib import Path
 
 from .assignment import WORKDIR_VARIABLE, workdir
+from .flows.terminal import exit_now, prog, safe_streams
 from .settings import SettingsError, add_options, describe, markdown, resolve
 
 
@@ -125,26 +126,6 @@ def settings_command(args):
     return 0
 
 
-def safe_streams():
-    """Whatever reaches the terminal can be encoded: a character the terminal cannot show is escaped."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.reconfigure(errors="backslashreplace")
-        except (AttributeError, ValueError):
-            pass
-
-
-def exit_now(code):
-    """Leave as soon as every result is written: skip tearing PyTorch down (~0.3 s of a cold grade).
-
-    Only for entry points: all files are closed and every child process is gone by the
-    time a command returns, so nothing is lost by skipping the interpreter's clean-up.
-    """
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code if isinstance(code, int) else 1)
-
-
 # Modules under autograder.flows that add a subcommand with register(subparsers).
 FLOW_COMMANDS = ("batch", "crosscheck", "written", "class_report", "nbgrader.install")
 # Subcommands that hand the rest of the command line to a module's own main(argv): the ones `make` runs
@@ -185,7 +166,7 @@ def main(argv=None):
     if argv and argv[0] in PASSED_ON:
         module = importlib.import_module(PASSED_ON[argv[0]][0])
         return module.main(argv[1:])
-    parser = argparse.ArgumentParser(prog=_prog(), description=__doc__,
+    parser = argparse.ArgumentParser(prog=prog(), description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", metavar="DIR",
                         help=f"where the working data goes (build/); default ${WORKDIR_VARIABLE}, else the current "
@@ -215,12 +196,6 @@ def main(argv=None):
         from .engine.output_file import EXIT_OUTPUT, said
         print(said(args.command, err), file=sys.stderr)
         return EXIT_OUTPUT
-
-
-def _prog() -> str:
-    """How this command was typed: week7-grader, or python -m autograder."""
-    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return name if name and not name.endswith(".py") and name != "-c" else "python -m autograder"
 
 
 def console() -> None:

@@ -5,7 +5,7 @@ tests/test_outputs.py::test_grade_all_discovery; the Canvas names in tests/test_
 every layout the module docstring promises, mixed in one folder, and the rules between them.
 """
 from autograder.assignment import NAME, NOTEBOOK_FILE
-from autograder.flows.batch import discover
+from autograder.flows.discover import discover
 
 
 def _nb(path):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from autograder.flows import lms
-from autograder.flows.batch import canvas_upload, discover, student_of_file
+from autograder.flows.discover import canvas_upload, discover, student_of_file
 from tests.batch.small_class import HOSTILE, ROSTER, write_roster
 
 from autograder.assignment import NAME, ROOT

@@ -193,7 +193,7 @@ def test_gradescope_find_notebook_follows_nothing(tmp_path):
 
 
 def test_grade_all_discovery(tmp_path):
-    from autograder.flows.batch import discover
+    from autograder.flows.discover import discover
     subs = tmp_path / "subs"
     subs.mkdir()
     (subs / "alice.ipynb").write_text("{}")

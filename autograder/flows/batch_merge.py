@@ -26,9 +26,9 @@ from .class_report import _student_files, out_load
 
 
 def parser() -> argparse.ArgumentParser:
-    from ..cli import _prog
+    from .terminal import prog
 
-    p = argparse.ArgumentParser(prog=f"{_prog()} grade-all merge", description=__doc__,
+    p = argparse.ArgumentParser(prog=f"{prog()} grade-all merge", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("shards", nargs="+", help="the CSV each shard wrote (its --out)")
     p.add_argument("--out", default="grades.csv", help="the class's CSV; feedback goes to <stem>_feedback/")
@@ -206,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ..cli import safe_streams
+    from .terminal import safe_streams
 
     safe_streams()
     return run(parser().parse_args(argv))

@@ -80,7 +80,7 @@ def canvas_user_id(row):
     own folder is named by the student: bob's "alice_999_1_week7_attention.ipynb" must not
     hand bob's grade to alice (red team, round 2).
     """
-    from .batch import canvas_upload
+    from .discover import canvas_upload
 
     notebook = str(row.get("notebook") or "")
     if "/" in notebook or "\\" in notebook:

@@ -133,7 +133,7 @@ def written_answers(notebook):
 
 
 def main(argv=None):
-    from ...cli import safe_streams
+    from ..terminal import safe_streams
     from ...engine import report as rep
     from ...engine.safe_text import text
     from ...engine.output_file import EXIT_OUTPUT, said
@@ -172,5 +172,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    from ...cli import exit_now
+    from ..terminal import exit_now
     exit_now(main())

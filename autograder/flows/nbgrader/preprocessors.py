@@ -154,7 +154,7 @@ class SandboxGrade(NbGraderPreprocessor):
         if not ours(resources):
             return nb, resources
         from . import client
-        from .config import SandboxGrading
+        from .sandbox_grading import SandboxGrading
 
         settings = SandboxGrading(parent=self)
         course, student = course_of(resources), resources["nbgrader"]["student"]

@@ -36,7 +36,7 @@ def collect(folder, assignment=NAME, skip=(), students=None):
     only those of ``students`` when given (a grade-all shard's share)."""
     from pathlib import Path
 
-    from ..batch import discover
+    from ..discover import discover
     from .extract import Answer, Written, extract, questions, released_code
 
     qs, given, out = questions(), released_code(), []
