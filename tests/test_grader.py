@@ -52,7 +52,7 @@ def fake(monkeypatch):
     FakeTemplate.started = []
     graded = []
 
-    def grade_notebook(path, template, parts=None, limits=None, hide=()):
+    def grade_notebook(path, template, parts=None, limits=None, hide=(), data=None):
         assert template.alive(), "a grade was given a dead template"
         EVENTS.append(f"graded {path}")
         graded.append({"path": path, "template": template, "parts": parts, "limits": limits, "hide": list(hide)})

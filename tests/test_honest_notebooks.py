@@ -19,7 +19,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from autograder import PARTS
-from autograder.assignment import ROOT
+from autograder.assignment import NOTEBOOK_FILE, ROOT
 from autograder.engine.catalog import part_points
 from tests.corpus.honest_notebooks import HONEST_NOTEBOOKS, honest_notebook
 from tests.points import total
@@ -154,7 +154,7 @@ def test_style_is_right_in_plain_pytorch(alternative):
 @pytest.mark.parametrize("alternative", STYLES)
 def test_scores_full_marks_through_grade(alternative, tmp_path):
     """The README's command on the file a student hands in, under its own name, alone in its folder."""
-    notebook = tmp_path / "submission" / "week7_attention.ipynb"
+    notebook = tmp_path / "submission" / NOTEBOOK_FILE
     notebook.parent.mkdir()
     notebook.write_text(nbformat.writes(honest_notebook(alternative)) + "\n")
     out = tmp_path / "results.json"

@@ -9,7 +9,7 @@ import copy
 
 import nbformat
 
-from autograder.assignment import STUDENT_NOTEBOOK
+from autograder.assignment import PART_IDS, STUDENT_NOTEBOOK
 from tests.corpus import Alternative, apply_alternative
 
 # ---- style (a): einsum, float64 softmax ---------------------------------------------------------
@@ -385,11 +385,12 @@ if not GRADING:
 
 WRITTEN = {"q1_positions": ANSWER_Q1, "q2_baseline": ANSWER_Q2, "q3_attention_maps": ANSWER_Q3}
 
-PARTS = ("softmax_read", "masks", "multihead", "positions", "targets", "leakage")
+# The parts with a solution cell of their own, in notebook order (training has none: it runs the lab).
+CELL_PARTS = tuple(p for p in PART_IDS if p != "training")
 
 
 def _cells(*sources: str) -> dict:
-    return dict(zip(PARTS, sources, strict=True))
+    return dict(zip(CELL_PARTS, sources, strict=True))
 
 
 HONEST_NOTEBOOKS = [
