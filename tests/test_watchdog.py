@@ -8,6 +8,7 @@ tests/corpus/hostile/hide_from_watchdog.py.
 """
 import ctypes
 import os
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -128,3 +129,42 @@ def test_a_process_that_hides_its_open_files_ends_the_tree():
         return repr((before, unseen, after[0], f"process {hidden} " in after[1]))
 
     assert _as_user(job) == repr(((True, (1 << 20, [])), True, False, True))
+
+
+def test_page_tables_and_mapping_areas_are_counted():
+    """Red team of issue 27: children that read the zero page across many mappings and split one into 65k areas
+    held page tables and mapping areas (GiBs of kernel memory) that their PSS does not show. The watchdog adds each
+    process's VmPTE, and its mapping areas counted one process per sample."""
+    import mmap
+
+    ready_r, ready_w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            size = 256 << 20
+            area = mmap.mmap(-1, size, prot=mmap.PROT_READ)
+            for offset in range(0, size, 2 << 20):  # one page-table page per 2 MiB, on the zero page
+                area[offset]
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+            buffer = (ctypes.c_char * size).from_buffer(mmap.mmap(-1, size))
+            base = ctypes.addressof(buffer)
+            for i in range(1, 20_001):  # PROT_NONE every other page: 40,000 areas
+                libc.mprotect(base + i * 8192, 4096, 0)
+            os.write(ready_w, b"x")
+            time.sleep(30)
+        finally:
+            os._exit(0)
+    os.read(ready_r, 1)
+    try:
+        watchdog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=64)
+        before = budget._pss_bytes(child)
+        for _ in range(3):
+            watchdog.check()
+        areas = watchdog.areas.get(child, 0)
+        assert areas >= 40_000, areas
+        assert watchdog.peak >= before + budget._page_table_bytes(child) + 40_000 * budget.AREA_BYTES
+        assert budget._page_table_bytes(child) >= 128 * 4096  # 128 page-table pages for 256 MiB read every 2 MiB
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
