@@ -168,3 +168,33 @@ def test_page_tables_and_mapping_areas_are_counted():
     finally:
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
+
+
+def test_a_tree_that_makes_counting_slow_ends(monkeypatch):
+    """Red team of issue 27: 150 children with 65k mapping areas each made each sample slow enough that two others
+    held 5 GiB for 3 s between samples. A sample that takes more than SLOW_SAMPLE_SECONDS of the keeper's own CPU
+    (not wall time: a loaded machine does not trip it) ends the tree."""
+    child = os.fork()
+    if child == 0:
+        time.sleep(30)
+        os._exit(0)
+    real = budget._pss_bytes
+
+    def slow(pid):
+        end = time.process_time() + budget.SLOW_SAMPLE_SECONDS + 0.1
+        while time.process_time() < end:
+            pass
+        return real(pid)
+
+    try:
+        watchdog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=64)
+        assert watchdog.check(), watchdog.fired  # a plain sample is fast
+        monkeypatch.setattr(budget, "_pss_bytes", slow)
+        assert not watchdog.check()
+        assert "take" in watchdog.fired and "of the grader's CPU" in watchdog.fired, watchdog.fired
+    finally:
+        try:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass

@@ -1,8 +1,4 @@
-"""Top-level cells whose children each open 250 epoll instances and 250 eventfds and watch every eventfd from every
-instance (62,500 watches a process, an epitem of slab each, charged to the uid's fs.epoll.max_user_watches and to no
-PSS): kernel memory the watchdog does not see, and, where the worker shares the grader's uid (Landlock without a
-uid of its own), every watch the grader's uid may hold; attacks the memory budget of the worker tree; every part
-keeps full points."""
+"""Top-level cells whose children each open 250 epoll instances and 250 eventfds and watch every eventfd from every instance (62,500 watches a process, an epitem of slab each, charged to the uid's fs.epoll.max_user_watches and to no PSS): kernel memory the watchdog does not see, and, where the worker shares the grader's uid (Landlock without a uid of its own), every watch the grader's uid may hold; attacks the memory budget of the worker tree; every part keeps full points."""
 from autograder.assignment import PART_IDS
 ATTACKS = []
 KEEPS = list(PART_IDS)

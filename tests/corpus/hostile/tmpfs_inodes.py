@@ -1,8 +1,4 @@
-"""Top-level cells whose children fill the worker's private tmpfs mounts (/tmp, /var/tmp, /dev/shm) with empty files:
-an inode and a dentry each, kernel memory that takes no block of the mount, so that the watchdog's statvfs count of
-the scratch (blocks used) stays at 0 while the tree pins GiBs of slab; attacks the memory and scratch-disk budgets
-where a private tmpfs is the scratch (user namespace): each mount holds at most 20,000 inodes, so nothing is pinned;
-every part keeps full points."""
+"""Top-level cells whose children fill the worker's private tmpfs mounts (/tmp, /var/tmp, /dev/shm) with empty files: an inode and a dentry each, kernel memory that takes no block of the mount, so that the watchdog's statvfs count of the scratch (blocks used) stays at 0 while the tree pins GiBs of slab; attacks the memory and scratch-disk budgets where a private tmpfs is the scratch (user namespace): each mount holds at most 20,000 inodes, so nothing is pinned; every part keeps full points."""
 from autograder.assignment import PART_IDS
 ATTACKS = []
 KEEPS = list(PART_IDS)
