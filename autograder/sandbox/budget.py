@@ -326,18 +326,49 @@ def _mapping_areas(pid: int) -> int | None:
         return None
 
 
-def _confined(pid):
-    """Whether the process runs under the worker's system-call filter (its Seccomp field; /proc/PID/status is
-    readable whatever the process's dumpability). Before the filter, the worker is still the grader's own code
-    changing uid (a moment in which its keeper, reading as the worker's uid, may not read it): not a blind spot."""
+def _exiting(pid: int) -> bool:
+    """Gone, a zombie, or on its way out: once a process has let go of its memory (exit_mm: no Vm lines in its
+    status) the kernel shows its /proc files as root's until it is a zombie, for as long as tearing down its
+    address space takes (a child killed holding 1.5 GiB: long enough for samples to land in it)."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            status = handle.read()
+    except OSError:
+        return True
+    state = status.split("\nState:\t", 1)[1][:1] if "\nState:\t" in status else ""
+    return state in ("Z", "X", "x") or "\nVmRSS:" not in status
+
+
+def _name(pid: int) -> str:
+    """The process's command name (/proc/PID/comm is readable whatever its dumpability), for the message."""
+    try:
+        with open(f"/proc/{pid}/comm") as handle:
+            return handle.read().strip()[:32] or "?"
+    except OSError:
+        return "?"
+
+
+def _filters(pid: int | str) -> int | None:
+    """How many seccomp filters the process runs under (its Seccomp_filters field, Linux 5.9 and later; None
+    without it). /proc/PID/status is readable whatever the process's dumpability."""
     try:
         with open(f"/proc/{pid}/status") as handle:
             for line in handle:
-                if line.startswith("Seccomp:"):
-                    return line.split()[1] != "0"
-    except (OSError, IndexError):
+                if line.startswith("Seccomp_filters:"):
+                    return int(line.split()[1])
+    except (OSError, IndexError, ValueError):
         pass
-    return False
+    return None
+
+
+def _confined(pid: int, keeper_filters: int | None) -> bool:
+    """Whether the process runs under the worker's system-call filter: one filter more than its keeper runs under.
+    Not the Seccomp mode alone: in a Docker-like container every process runs under the runtime's filter, the
+    worker too in the moment before its own, while it is still root changing uid and its keeper, reading as the
+    worker's uid, may not read it (that moment is the grader's own code, not a blind spot: the environments'
+    docker-root batch lost honest grades to it). Unknown (a kernel older than 5.9): not confined."""
+    found = _filters(pid)
+    return found is not None and keeper_filters is not None and found > keeper_filters
 
 
 PRIVATE_MOUNTS = ("tmp", "var/tmp", "dev/shm", "dev/mqueue")  # confine.build_filesystem's tmpfs scratch
@@ -406,6 +437,7 @@ class Watchdog:
         self.group = worker if scratch else None  # no PID namespace: the worker's process group holds its tree
         self.peak = 0
         self.fired = ""
+        self.keeper_filters = _filters("self")  # the worker's own filter comes on top of these
         self.areas: dict[int, int] = {}  # pid -> mapping areas, as last counted (one process per sample)
         self.turn = 0
 
@@ -441,13 +473,13 @@ class Watchdog:
             unread += refused
         # Fail closed (issue 27: prctl(PR_SET_DUMPABLE, 0) made a 6 GiB tree count as 0): a process of the tree
         # that /proc will not show us, once it runs the notebook's code, ends the tree.
-        blind = sorted({pid for pid in unread if _confined(pid)})
+        blind = sorted({pid for pid in unread if _confined(pid, self.keeper_filters) and not _exiting(pid)})
         self.peak = max(self.peak, used)
         spent = time.process_time() - started
         if spent > SLOW_SAMPLE_SECONDS:  # fail closed: a count that slow leaves seconds between two samples
             self.fired = f"its tree makes one count of its memory take {spent:.1f} s of the grader's CPU"
         elif blind:
-            self.fired = f"process {blind[0]} of its tree hides its memory and files from the grader"
+            self.fired = f"process {blind[0]} ({_name(blind[0])}) of its tree hides its memory and files from the grader"
         elif used > self.cap:
             self.fired = f"memory {used >> 20} MiB over {self.cap >> 20} MiB"
         elif len(tree) > self.processes:
