@@ -210,7 +210,7 @@ def test_under_a_container_runtimes_filter_only_the_workers_own_counts():
 
     def job(_folder):
         _allow_everything_filter()  # the runtime's filter, on the keeper and everything it starts
-        setting_up = _child(dumpable=False, filtered=False)  # one filter: the runtime's
+        _child(dumpable=False, filtered=False)  # the worker changing uid: one filter, the runtime's
         dog = budget.Watchdog(os.getpid(), memory_mib=1024, processes=50)
         before = dog.check(), dog.fired
         hidden = _child(dumpable=False, filtered=True)  # two: the runtime's and its own
