@@ -125,8 +125,11 @@ def test_folders_made_unwritable_are_removed_by_their_owner():
     assert os.stat("/etc").st_mode == etc_mode
 
 
-def _as_user(job):
-    """``job()`` in a child as uid 65534 (where we are root) in a folder it owns; what it returns, as text."""
+def _as_user(job) -> str:
+    """``job(folder)`` in a child as uid 65534 (where we are root), in a folder it owns; what it returns, as text
+    (or ``error ...`` if it raised). Nothing it started outlives it. tests/test_watchdog.py uses it too."""
+    from autograder.sandbox import budget
+
     parent = Path(tempfile.mkdtemp(prefix="week7-scratch-test-", dir="/tmp"))  # a user can reach it, unlike tmp_path
     report_r, report_w = os.pipe()
     pid = os.fork()
@@ -138,7 +141,12 @@ def _as_user(job):
                 os.chown(parent, 65534, 65534)
                 os.setresgid(65534, 65534, 65534)
                 os.setresuid(65534, 65534, 65534)
-            os.write(report_w, str(job(parent)).encode())
+            try:
+                said = str(job(parent))
+            except BaseException as err:  # noqa: BLE001 - the test reads it
+                said = f"error {err!r}"
+            budget.kill_descendants(os.getpid())
+            os.write(report_w, said.encode())
             code = 0
         finally:
             os._exit(code)

@@ -9,11 +9,11 @@ tests/corpus/hostile/hide_from_watchdog.py.
 import ctypes
 import os
 import signal
-import tempfile
 import time
 from pathlib import Path
 
-from autograder.sandbox import budget, steps, syscalls
+from autograder.sandbox import budget, syscalls
+from tests.test_scratch import _as_user
 
 PR_SET_DUMPABLE = 4
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -57,36 +57,6 @@ def _child(*, dumpable: bool, filtered: bool, exits: bool = False, unlinked: str
     assert os.read(ready_r, 1) == b"r"
     os.close(ready_r)
     return pid
-
-
-def _as_user(job) -> str:
-    """``job(folder)`` in a child as uid 65534 (where we are root), in a folder it owns; what it returns."""
-    parent = Path(tempfile.mkdtemp(prefix="week7-watchdog-test-", dir="/tmp"))
-    report_r, report_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(report_r)
-            if os.geteuid() == 0:
-                os.chown(parent, 65534, 65534)
-                os.setresgid(65534, 65534, 65534)
-                os.setresuid(65534, 65534, 65534)
-            try:
-                said = str(job(parent))
-            except BaseException as err:  # noqa: BLE001 - the test reads it
-                said = f"error {err!r}"
-            budget.kill_descendants(os.getpid())
-            os.write(report_w, said.encode())
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(report_w)
-    with os.fdopen(report_r) as report:
-        said = report.read()
-    os.waitpid(pid, 0)
-    steps.remove_tree(str(parent))
-    return said
 
 
 def test_a_process_that_hides_its_memory_ends_the_tree():

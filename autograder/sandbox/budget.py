@@ -297,18 +297,22 @@ def _pss_bytes(pid):
     return 0  # gone meanwhile, or a zombie (no Pss line): it holds nothing
 
 
-def _page_table_bytes(pid: int) -> int:
-    """The process's page tables (VmPTE): kernel memory its PSS does not show. Red team of issue 27: children
-    mapping the zero page across 65k mapping areas each held 2.1 GiB of page tables while their PSS said 0.55 GiB.
-    /proc/PID/status is readable whatever the process's dumpability; 0 when it is gone."""
+def _status(pid: int | str) -> dict[str, str]:
+    """/proc/PID/status as {field: value}: readable whatever the process's dumpability; {} when it is gone."""
     try:
         with open(f"/proc/{pid}/status") as handle:
-            for line in handle:
-                if line.startswith("VmPTE:"):
-                    return int(line.split()[1]) << 10
-    except (OSError, IndexError, ValueError):
-        pass
-    return 0
+            return dict(line.rstrip("\n").split(":\t", 1) for line in handle if ":\t" in line)
+    except OSError:
+        return {}
+
+
+def _page_table_bytes(pid: int) -> int:
+    """The process's page tables (VmPTE): kernel memory its PSS does not show. Red team of issue 27: children
+    mapping the zero page across 65k mapping areas each held 2.1 GiB of page tables while their PSS said 0.55 GiB."""
+    try:
+        return int(_status(pid).get("VmPTE", "0 kB").split()[0]) << 10
+    except (IndexError, ValueError):
+        return 0
 
 
 # Red team of issue 27: 150 children with 65k mapping areas each made every sample walk 9.8 M areas, and two others
@@ -330,35 +334,17 @@ def _exiting(pid: int) -> bool:
     """Gone, a zombie, or on its way out: once a process has let go of its memory (exit_mm: no Vm lines in its
     status) the kernel shows its /proc files as root's until it is a zombie, for as long as tearing down its
     address space takes (a child killed holding 1.5 GiB: long enough for samples to land in it)."""
-    try:
-        with open(f"/proc/{pid}/status") as handle:
-            status = handle.read()
-    except OSError:
-        return True
-    state = status.split("\nState:\t", 1)[1][:1] if "\nState:\t" in status else ""
-    return state in ("Z", "X", "x") or "\nVmRSS:" not in status
-
-
-def _name(pid: int) -> str:
-    """The process's command name (/proc/PID/comm is readable whatever its dumpability), for the message."""
-    try:
-        with open(f"/proc/{pid}/comm") as handle:
-            return handle.read().strip()[:32] or "?"
-    except OSError:
-        return "?"
+    status = _status(pid)
+    return status.get("State", "Z")[:1] in ("Z", "X", "x") or "VmRSS" not in status
 
 
 def _filters(pid: int | str) -> int | None:
     """How many seccomp filters the process runs under (its Seccomp_filters field, Linux 5.9 and later; None
-    without it). /proc/PID/status is readable whatever the process's dumpability."""
+    without it)."""
     try:
-        with open(f"/proc/{pid}/status") as handle:
-            for line in handle:
-                if line.startswith("Seccomp_filters:"):
-                    return int(line.split()[1])
-    except (OSError, IndexError, ValueError):
-        pass
-    return None
+        return int(_status(pid)["Seccomp_filters"])
+    except (KeyError, ValueError):
+        return None
 
 
 def _confined(pid: int, keeper_filters: int | None) -> bool:
@@ -445,7 +431,8 @@ class Watchdog:
         """Kernel memory of the tree's mapping areas, which no PSS shows (red team of issue 27: 65k areas in each of
         100 children, ~1.3 GiB). A process may have up to vm.max_map_count of them, and /proc/PID/maps of such a
         process is megabytes: one process is counted per sample, in turn, and the others keep their last count."""
-        self.areas = {pid: n for pid, n in self.areas.items() if pid in tree}
+        alive = set(tree)
+        self.areas = {pid: n for pid, n in self.areas.items() if pid in alive}
         if tree:
             pid = tree[self.turn % len(tree)]
             self.turn += 1
@@ -479,7 +466,7 @@ class Watchdog:
         if spent > SLOW_SAMPLE_SECONDS:  # fail closed: a count that slow leaves seconds between two samples
             self.fired = f"its tree makes one count of its memory take {spent:.1f} s of the grader's CPU"
         elif blind:
-            self.fired = f"process {blind[0]} ({_name(blind[0])}) of its tree hides its memory and files from the grader"
+            self.fired = f"process {blind[0]} ({_status(blind[0]).get('Name', '?')}) of its tree hides its memory and files from the grader"
         elif used > self.cap:
             self.fired = f"memory {used >> 20} MiB over {self.cap >> 20} MiB"
         elif len(tree) > self.processes:
