@@ -282,10 +282,56 @@ def descendants(pid):
 REFUSED_ERRNOS = (errno.EACCES, errno.EPERM)  # /proc's answer for a process we may not read (not one that is gone)
 
 
-def _pss_bytes(pid):
+def _at(where: int | str) -> str:
+    """A process's /proc directory: a pid, or a directory already (one of its threads', see _view)."""
+    return where if isinstance(where, str) else f"/proc/{where}"
+
+
+def _status(where: int | str) -> dict[str, str]:
+    """/proc/PID/status as {field: value}: readable whatever the process's dumpability; {} when it is gone."""
+    try:
+        with open(f"{_at(where)}/status") as handle:
+            return dict(line.rstrip("\n").split(":\t", 1) for line in handle if ":\t" in line)
+    except OSError:
+        return {}
+
+
+def _holds(status: dict[str, str]) -> bool:
+    """Whether a task still has its memory: neither gone, a zombie, nor on its way out. Once a task has let go of
+    its memory (exit_mm: no Vm lines in its status) the kernel shows its /proc files as root's until it is a
+    zombie, for as long as tearing down its address space takes (a child killed holding 1.5 GiB: long enough for
+    samples to land in it)."""
+    return status.get("State", "Z")[:1] not in ("Z", "X", "x") and "VmRSS" in status
+
+
+def _view(pid: int) -> tuple[str, dict[str, str]] | None:
+    """The /proc directory through which a process's memory and files are seen, and that task's status; None when
+    no thread of it holds any.
+
+    /proc/PID itself, unless its first thread has exited while others run (syscall(SYS_exit) on the main thread):
+    then /proc/PID is a zombie's, with no memory, no files and no root to show, while its other threads hold them
+    all. Those are seen through /proc/PID/task/TID of a thread that lives (docs/history.md: zombie_leader)."""
+    status = _status(pid)
+    if _holds(status):
+        return _at(pid), status
+    if not status:
+        return None
+    try:
+        threads = sorted(os.listdir(f"/proc/{pid}/task"), key=int)
+    except (OSError, ValueError):
+        return None
+    for tid in threads:
+        where = f"/proc/{pid}/task/{tid}"
+        status = _status(where)
+        if _holds(status):
+            return where, status
+    return None
+
+
+def _pss_bytes(where: int | str) -> int | None:
     """The process's PSS; None where /proc refuses to show it (not dumpable: prctl, or an execute-only binary)."""
     try:
-        with open(f"/proc/{pid}/smaps_rollup") as handle:
+        with open(f"{_at(where)}/smaps_rollup") as handle:
             for line in handle:
                 if line.startswith("Pss:"):
                     return int(line.split()[1]) << 10
@@ -297,78 +343,63 @@ def _pss_bytes(pid):
     return 0  # gone meanwhile, or a zombie (no Pss line): it holds nothing
 
 
-def _status(pid: int | str) -> dict[str, str]:
-    """/proc/PID/status as {field: value}: readable whatever the process's dumpability; {} when it is gone."""
+def _page_table_bytes(status: dict[str, str]) -> int:
+    """The process's page tables (VmPTE, from its status): kernel memory its PSS does not show (a page-table page
+    per 2 MiB read of the zero page, which no process's Rss holds)."""
     try:
-        with open(f"/proc/{pid}/status") as handle:
-            return dict(line.rstrip("\n").split(":\t", 1) for line in handle if ":\t" in line)
-    except OSError:
-        return {}
-
-
-def _page_table_bytes(pid: int) -> int:
-    """The process's page tables (VmPTE): kernel memory its PSS does not show. Red team of issue 27: children
-    mapping the zero page across 65k mapping areas each held 2.1 GiB of page tables while their PSS said 0.55 GiB."""
-    try:
-        return int(_status(pid).get("VmPTE", "0 kB").split()[0]) << 10
+        return int(status.get("VmPTE", "0 kB").split()[0]) << 10
     except (IndexError, ValueError):
         return 0
 
 
-# Red team of issue 27: 150 children with 65k mapping areas each made every sample walk 9.8 M areas, and two others
-# then held 5 GiB for 3 s between two samples. An honest tree's sample takes milliseconds of CPU.
+# A sample that takes longer leaves seconds unwatched (docs/history.md: slow_watchdog); an honest tree's takes
+# milliseconds of CPU.
 SLOW_SAMPLE_SECONDS = 0.5
 AREA_BYTES = 200  # a mapping area's kernel memory (vm_area_struct and its links): 6.5 M areas took ~1.3 GiB
 
 
-def _mapping_areas(pid: int) -> int | None:
-    """How many mapping areas the process has (lines of /proc/PID/maps); None when it is gone or unreadable."""
+def _mapping_areas(where: int | str) -> int | None:
+    """How many mapping areas the process has (lines of /proc/PID/maps); None when it is gone or unreadable.
+    Measured: 13.5 ms of CPU for a process with 65k areas (its smaps_rollup: 5.5 ms), well under a millisecond
+    for an honest one; a tree that makes this slow ends at SLOW_SAMPLE_SECONDS."""
     try:
-        with open(f"/proc/{pid}/maps", "rb") as handle:
+        with open(f"{_at(where)}/maps", "rb") as handle:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 16), b""))
     except OSError:
         return None
 
 
-def _exiting(pid: int) -> bool:
-    """Gone, a zombie, or on its way out: once a process has let go of its memory (exit_mm: no Vm lines in its
-    status) the kernel shows its /proc files as root's until it is a zombie, for as long as tearing down its
-    address space takes (a child killed holding 1.5 GiB: long enough for samples to land in it)."""
-    status = _status(pid)
-    return status.get("State", "Z")[:1] in ("Z", "X", "x") or "VmRSS" not in status
-
-
-def _filters(pid: int | str) -> int | None:
-    """How many seccomp filters the process runs under (its Seccomp_filters field, Linux 5.9 and later; None
+def _filters(status: dict[str, str]) -> int | None:
+    """How many seccomp filters a task runs under (its Seccomp_filters field, Linux 5.9 and later; None
     without it)."""
     try:
-        return int(_status(pid)["Seccomp_filters"])
+        return int(status["Seccomp_filters"])
     except (KeyError, ValueError):
         return None
 
 
-def _confined(pid: int, keeper_filters: int | None) -> bool:
-    """Whether the process runs under the worker's system-call filter: one filter more than its keeper runs under.
+def _confined(status: dict[str, str], keeper_filters: int | None) -> bool:
+    """Whether the task runs under the worker's system-call filter: one filter more than its keeper runs under.
     Not the Seccomp mode alone: in a Docker-like container every process runs under the runtime's filter, the
     worker too in the moment before its own, while it is still root changing uid and its keeper, reading as the
     worker's uid, may not read it (that moment is the grader's own code, not a blind spot: the environments'
     docker-root batch lost honest grades to it). Unknown (a kernel older than 5.9): not confined."""
-    found = _filters(pid)
+    found = _filters(status)
     return found is not None and keeper_filters is not None and found > keeper_filters
 
 
 PRIVATE_MOUNTS = ("tmp", "var/tmp", "dev/shm", "dev/mqueue")  # confine.build_filesystem's tmpfs scratch
 
 
-def _tmpfs_bytes(worker, disk_mib):
-    """What the worker's private tmpfs mounts hold, seen through its root (/proc/PID/root); None where /proc
-    refuses us its root.
+def _tmpfs_bytes(worker: str, disk_mib: int) -> int | None:
+    """What the worker's private tmpfs mounts hold, seen through its root (``worker``: its /proc directory, see
+    _view); None where /proc refuses us its root.
 
     Only once the worker stands on a root of its own (before pivot_root its /tmp is the
     host's), and only mounts no larger than the scratch size confine.py gives them.
     """
     try:
-        own, host = os.stat(f"/proc/{worker}/root/"), os.stat("/")
+        own, host = os.stat(f"{worker}/root/"), os.stat("/")
     except OSError as err:
         return None if err.errno in REFUSED_ERRNOS else 0
     if (own.st_dev, own.st_ino) == (host.st_dev, host.st_ino):
@@ -376,7 +407,7 @@ def _tmpfs_bytes(worker, disk_mib):
     used, seen = 0, set()
     for mount in PRIVATE_MOUNTS:
         try:
-            st = os.statvfs(f"/proc/{worker}/root/{mount}")
+            st = os.statvfs(f"{worker}/root/{mount}")
         except OSError:
             continue
         if st.f_fsid not in seen and st.f_blocks * st.f_frsize <= disk_mib << 20:
@@ -391,7 +422,7 @@ MAX_SCRATCH_ENTRIES = 20_000  # files and folders a scratch directory may hold (
 def _scratch_bytes(scratch):
     """(bytes, entries, hidden) under a scratch directory on the host's file system (no namespaces: no private
     mount). ``hidden``: a folder in it that we may not list (made with mode 0o300, or after a umask: what it
-    holds would go uncounted, and rm -rf could not remove it; red team of stop 26)."""
+    holds would go uncounted, and rm -rf could not remove it; docs/history.md: locked_scratch)."""
     used, entries, todo, hidden = 0, 0, [scratch], False
     while todo and entries <= MAX_SCRATCH_ENTRIES:
         try:
@@ -423,53 +454,54 @@ class Watchdog:
         self.group = worker if scratch else None  # no PID namespace: the worker's process group holds its tree
         self.peak = 0
         self.fired = ""
-        self.keeper_filters = _filters("self")  # the worker's own filter comes on top of these
-        self.areas: dict[int, int] = {}  # pid -> mapping areas, as last counted (one process per sample)
-        self.turn = 0
+        self.keeper_filters = _filters(_status("/proc/self"))  # the worker's own filter comes on top of these
+        self.areas: dict[int, int] = {}  # pid -> mapping areas, as counted by the last sample
 
-    def _area_bytes(self, tree: list[int]) -> int:
-        """Kernel memory of the tree's mapping areas, which no PSS shows (red team of issue 27: 65k areas in each of
-        100 children, ~1.3 GiB). A process may have up to vm.max_map_count of them, and /proc/PID/maps of such a
-        process is megabytes: one process is counted per sample, in turn, and the others keep their last count."""
-        alive = set(tree)
-        self.areas = {pid: n for pid, n in self.areas.items() if pid in alive}
-        if tree:
-            pid = tree[self.turn % len(tree)]
-            self.turn += 1
-            counted = _mapping_areas(pid)
-            if counted is not None:
-                self.areas[pid] = counted
-        return sum(self.areas.values()) * AREA_BYTES
-
-    def check(self):
+    def check(self) -> bool:
         started = time.process_time()  # the keeper's own CPU time: a busy machine does not make it grow
-        tree = descendants(self.keeper) if self.tree else []
-        sizes = {pid: _pss_bytes(pid) for pid in tree}
-        unread = [pid for pid, size in sizes.items() if size is None]
-        used = sum(size for size in sizes.values() if size is not None)
-        used += sum(_page_table_bytes(pid) for pid in tree)
-        used += self._area_bytes(tree)
-        if self.worker:
-            tmpfs = _tmpfs_bytes(self.worker, self.disk_mib)
+        tree = descendants(self.keeper)  # its memory and processes (self.tree), or its files (self.scratch)
+        # Each process seen through a thread of it that holds its memory (see _view); one without any holds nothing.
+        views = {pid: view for pid in tree if (view := _view(pid)) is not None}
+        unread: list[int] = []
+        used = 0
+        slow = False
+        if self.tree:
+            self.areas = {}
+            for pid, (where, status) in views.items():
+                if time.process_time() - started > SLOW_SAMPLE_SECONDS:
+                    slow = True  # stop here: a sample must not itself leave seconds unwatched
+                    break
+                size = _pss_bytes(where)
+                if size is None:
+                    unread.append(pid)
+                    continue
+                # Kernel memory no PSS shows: page tables and mapping areas (docs/history.md: page_tables). Every
+                # process at every sample: one counted in turn leaves a tree that re-forks mostly uncounted.
+                areas = _mapping_areas(where) or 0
+                self.areas[pid] = areas
+                used += size + _page_table_bytes(status) + areas * AREA_BYTES
+        if self.worker and self.worker in views:
+            tmpfs = _tmpfs_bytes(views[self.worker][0], self.disk_mib)
             unread += [self.worker] if tmpfs is None else []
             used += tmpfs or 0
         disk, entries, hidden = _scratch_bytes(self.scratch) if self.scratch else (0, 0, False)
         if self.scratch:
-            unnamed, refused = _unnamed_bytes(tree if self.tree else descendants(self.keeper), self.scratch)
+            unnamed, refused = _unnamed_bytes({pid: where for pid, (where, _) in views.items()}, self.scratch)
             disk += unnamed
             unread += refused
         # Fail closed (issue 27: prctl(PR_SET_DUMPABLE, 0) made a 6 GiB tree count as 0): a process of the tree
         # that /proc will not show us, once it runs the notebook's code, ends the tree.
-        blind = sorted({pid for pid in unread if _confined(pid, self.keeper_filters) and not _exiting(pid)})
+        # Not one that has begun to exit since it was viewed (its files are root's for a moment then).
+        blind = sorted({pid for pid in unread if _confined(views[pid][1], self.keeper_filters) and _view(pid)})
         self.peak = max(self.peak, used)
         spent = time.process_time() - started
-        if spent > SLOW_SAMPLE_SECONDS:  # fail closed: a count that slow leaves seconds between two samples
-            self.fired = f"its tree makes one count of its memory take {spent:.1f} s of the grader's CPU"
+        if slow or spent > SLOW_SAMPLE_SECONDS:  # fail closed: a count that slow leaves seconds between two samples
+            self.fired = f"its tree makes one count of its memory take over {SLOW_SAMPLE_SECONDS} s of the grader's CPU"
         elif blind:
-            self.fired = f"process {blind[0]} ({_status(blind[0]).get('Name', '?')}) of its tree hides its memory and files from the grader"
+            self.fired = f"process {blind[0]} ({views[blind[0]][1].get('Name', '?')}) of its tree hides its memory and files from the grader"
         elif used > self.cap:
             self.fired = f"memory {used >> 20} MiB over {self.cap >> 20} MiB"
-        elif len(tree) > self.processes:
+        elif self.tree and len(tree) > self.processes:
             self.fired = f"{len(tree)} processes over {self.processes}"
         elif disk > self.disk_mib << 20 or entries > MAX_SCRATCH_ENTRIES:
             self.fired = f"its work directory holds {disk >> 20} MiB in {entries} entries, over {self.disk_mib} MiB"
@@ -515,25 +547,27 @@ def kill_descendants(pid, group=None, seconds=5.0):
         time.sleep(0.005)
 
 
-def _unnamed_bytes(tree, scratch):
+def _unnamed_bytes(tree: dict[int, str], scratch: str) -> tuple[int, list[int]]:
     """What the tree holds in files of its scratch file system that no directory shows: open but unlinked (or
-    O_TMPFILE) files, and mappings of deleted files there (red team of issue 22: 1.5 GiB past a 256 MiB cap).
+    O_TMPFILE) files, and mappings of deleted files there (docs/history.md: unnamed_files).
+    ``tree``: {pid: the /proc directory it is seen through (see _view)}.
     (bytes, [pids whose fd or maps /proc refused us])."""
     try:
         device = os.stat(scratch).st_dev
     except OSError:
         return 0, []
-    seen, used, refused = set(), 0, []
-    for pid in tree:
+    seen: set[tuple] = set()
+    used, refused = 0, []
+    for pid, where in tree.items():
         try:
-            fds = os.listdir(f"/proc/{pid}/fd")
+            fds = os.listdir(f"{where}/fd")
         except OSError as err:
             if err.errno in REFUSED_ERRNOS:
                 refused.append(pid)
             continue
         for fd in fds:
             try:
-                info = os.stat(f"/proc/{pid}/fd/{fd}")
+                info = os.stat(f"{where}/fd/{fd}")
             except OSError:
                 continue
             if stat.S_ISREG(info.st_mode) and info.st_nlink == 0 and info.st_dev == device \
@@ -541,7 +575,7 @@ def _unnamed_bytes(tree, scratch):
                 seen.add((info.st_dev, info.st_ino))
                 used += info.st_blocks * 512
         try:
-            with open(f"/proc/{pid}/maps") as handle:
+            with open(f"{where}/maps") as handle:
                 for line in handle:
                     fields = line.split(maxsplit=5)
                     if len(fields) == 6 and fields[5].rstrip("\n").endswith(" (deleted)") \
