@@ -49,10 +49,11 @@ test: $(VENV) lint
 	@$(MAKE) --no-print-directory install-pdf || echo "(no Chromium: the PDF and report tests will say so)"
 	@# The course the tests grade against (build/course): the same build and checks as `make release`.
 	@test -f build/course/gradebook.db || $(PY) -m solutions.release
-	@# The package's tests; meanwhile the system-Python tier installs its clone (mostly pip: waiting on the disk),
-	@# niced, and its fast tier runs once they are done, so that the two never compete for the cores.
+	@# The package's tests (the 30 slowest named at the end: where the time goes); meanwhile the system-Python tier
+	@# installs its clone (mostly pip: waiting on the disk), niced, and its fast tier runs once they are done, so that
+	@# the two never compete for the cores.
 	@mkdir -p $(SYSTEM_TIER); nice -n 10 make --no-print-directory system-python-ready > $(SYSTEM_TIER)/make.log 2>&1 & \
-	  ready=$$!; $(PY) -m pytest tests -q; status=$$?; \
+	  ready=$$!; $(PY) -m pytest tests -q --durations=30; status=$$?; \
 	  if wait $$ready && make --no-print-directory system-python-fast >> $(SYSTEM_TIER)/make.log 2>&1; then \
 	    tail -n 3 $(SYSTEM_TIER)/make.log; echo "fast tier on $(SYSTEM_PYTHON): passed ($(SYSTEM_TIER)/make.log)"; \
 	  else tail -n 60 $(SYSTEM_TIER)/make.log; echo "fast tier on $(SYSTEM_PYTHON): FAILED ($(SYSTEM_TIER)/make.log)"; \
