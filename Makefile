@@ -92,10 +92,12 @@ install-python-venv:
 	fi
 .PHONY: test-system-python system-python-ready system-python-fast install-python-venv
 
-## ruff check and mypy (rules in pyproject.toml); CI runs them first through `make test`.
+## ruff check and mypy (rules in pyproject.toml; autograder/linux under --strict); CI runs them first through `make test`.
 lint: $(VENV)
 	.venv/bin/ruff check .
 	.venv/bin/mypy  # the engine, the sandbox, the flows, the settings ([tool.mypy] in pyproject.toml)
+	@# The Linux layer strictly (every function typed); silent on the modules it imports, which the run above checks.
+	.venv/bin/mypy --strict --follow-imports=silent autograder/linux
 
 ## Everyday tier (< 2 min): every hidden suite against the reference, then the package tests not marked slow.
 test-fast: $(VENV)

@@ -19,7 +19,7 @@ from autograder.sandbox import confinement
 # What runs or confines student code (memfd, prctl, namespaces, Landlock, seccomp, /proc): Linux only.
 LINUX_ONLY = ("autograder.sandbox.template", "autograder.sandbox.worker", "autograder.sandbox.steps",
               "autograder.sandbox.confine", "autograder.sandbox.landlock", "autograder.sandbox.budget",
-              "autograder.engine.supervisor", "autograder.engine.template")
+              "autograder.engine.supervisor", "autograder.engine.template", "autograder.linux")
 WITHOUT_LINUX = f"""
 import runpy, sys
 class Refuse:

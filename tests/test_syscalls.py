@@ -13,11 +13,12 @@ import sys
 import pytest
 
 from autograder.assignment import ROOT
+from autograder.linux import flags, seccomp
 from autograder.sandbox import syscalls
 
 MACHINE = platform.machine()
-pytestmark = pytest.mark.skipif(MACHINE not in syscalls.AUDIT_ARCH, reason="no seccomp table for this machine")
-ARCH = syscalls.AUDIT_ARCH.get(MACHINE)
+pytestmark = pytest.mark.skipif(MACHINE not in seccomp.AUDIT_ARCH, reason="no seccomp table for this machine")
+ARCH = seccomp.AUDIT_ARCH.get(MACHINE)
 EPERM, ENOSYS, ALLOW = syscalls.EPERM, syscalls.ENOSYS, syscalls.ALLOW
 SHARED = syscalls.Policy(metadata=False, truncate_by_path=False, self_only=True, own_group=False)  # mode landlock's
 
@@ -28,19 +29,20 @@ def nr(name):
 
 def run(rows, number, arch=None, args=()):
     """What the filter returns for a system call: classic BPF, the five opcodes it uses."""
-    data = {syscalls._NR_OFFSET: number, syscalls._ARCH_OFFSET: ARCH if arch is None else arch}
+    data = {seccomp.SECCOMP_DATA_NR: number, seccomp.SECCOMP_DATA_ARCH: ARCH if arch is None else arch}
     for i, value in enumerate([*args, *[0] * (6 - len(args))]):
-        data[syscalls._arg(i)], data[syscalls._arg(i, True)] = value & 0xFFFFFFFF, value >> 32 & 0xFFFFFFFF
+        data[seccomp.seccomp_data_arg(i)] = value & 0xFFFFFFFF
+        data[seccomp.seccomp_data_arg(i, True)] = value >> 32 & 0xFFFFFFFF
     pc, acc = 0, 0
     while True:
         code, jt, jf, k = rows[pc]
         assert 0 <= jt < 256 and 0 <= jf < 256, "a jump too long for classic BPF"
-        if code == syscalls._LD_W_ABS:
+        if code == seccomp.BPF_LD_W_ABS:
             acc = data[k]
-        elif code == syscalls._RET_K:
+        elif code == seccomp.BPF_RET_K:
             return k
-        elif code in (syscalls._JEQ_K, syscalls._JGE_K, syscalls._JSET_K):
-            taken = {syscalls._JEQ_K: acc == k, syscalls._JGE_K: acc >= k, syscalls._JSET_K: bool(acc & k)}[code]
+        elif code in (seccomp.BPF_JEQ_K, seccomp.BPF_JGE_K, seccomp.BPF_JSET_K):
+            taken = {seccomp.BPF_JEQ_K: acc == k, seccomp.BPF_JGE_K: acc >= k, seccomp.BPF_JSET_K: bool(acc & k)}[code]
             pc += jt if taken else jf
         else:
             raise AssertionError(f"unexpected opcode {code:#x}")
@@ -131,12 +133,13 @@ def test_prctl_only_for_the_options_a_worker_needs(policy):
     """Issue 27: prctl(PR_SET_DUMPABLE, 0) hid a 6 GiB tree from the watchdog. The option is an int: the kernel
     ignores the register's high half, so a high half set changes nothing (still allowed, still refused)."""
     rows, prctl = syscalls.program(MACHINE, policy), nr("prctl")
-    pr_set_dumpable, pr_set_vma, pr_set_child_subreaper, pr_set_mm, pr_set_ptracer = 4, 0x53564D41, 36, 35, 0x59616D61
+    pr_set_dumpable, pr_set_vma, pr_set_child_subreaper, pr_set_mm, pr_set_ptracer = (
+        flags.PR_SET_DUMPABLE, flags.PR_SET_VMA, flags.PR_SET_CHILD_SUBREAPER, flags.PR_SET_MM, flags.PR_SET_PTRACER)
     for option in syscalls.PRCTL_ALLOWED.values():
         assert run(rows, prctl, args=[option, 1]) == ALLOW, option
         assert run(rows, prctl, args=[option | 0xFFFF_FFFF_0000_0000]) == ALLOW, option
     for option in (pr_set_dumpable, pr_set_vma, pr_set_child_subreaper, pr_set_mm, pr_set_ptracer,
-                   syscalls.PR_SET_SECCOMP, 0, 1 << 20):
+                   flags.PR_SET_SECCOMP, 0, 1 << 20):
         assert run(rows, prctl, args=[option, 0]) == EPERM, option
         assert run(rows, prctl, args=[option | 1 << 32, 0]) == EPERM, option
     assert run(rows, nr("getpid"), args=[pr_set_dumpable]) == ALLOW  # only prctl's argument is looked at
@@ -149,8 +152,8 @@ def test_fcntl_refuses_record_locks_leases_and_notifications_only(policy):
     import errno
     rows, fcntl_ = syscalls.program(MACHINE, policy), nr("fcntl")
     for name, (command, error) in syscalls.FCNTL_REFUSED.items():
-        assert run(rows, fcntl_, args=[3, command]) == syscalls.SECCOMP_RET_ERRNO | error, name
-        assert run(rows, fcntl_, args=[3, command | 1 << 32]) == syscalls.SECCOMP_RET_ERRNO | error, name
+        assert run(rows, fcntl_, args=[3, command]) == seccomp.SECCOMP_RET_ERRNO | error, name
+        assert run(rows, fcntl_, args=[3, command | 1 << 32]) == seccomp.SECCOMP_RET_ERRNO | error, name
     assert {c for c, _ in syscalls.FCNTL_REFUSED.values()} == {6, 7, 37, 38, 1024, 1026}
     assert {e for _, e in syscalls.FCNTL_REFUSED.values()} == {errno.ENOLCK, errno.EPERM}
     f_dupfd, f_getfd, f_setfd, f_getfl, f_setfl, f_getlk, f_dupfd_cloexec, f_add_seals, f_ofd_getlk = \
@@ -166,7 +169,7 @@ def test_other_abis_are_refused_whole():
     rows = syscalls.program(MACHINE)
     i386 = 0x40000003
     assert all(run(rows, number, arch=i386) == EPERM for number in (1, 20, 286, 287, 288))
-    assert run(rows, syscalls.X32_SYSCALL_BIT | 39) == EPERM  # x32 getpid
+    assert run(rows, seccomp.X32_SYSCALL_BIT | 39) == EPERM  # x32 getpid
 
 
 CHILD = r"""

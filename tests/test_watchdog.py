@@ -12,22 +12,16 @@ import signal
 import time
 from pathlib import Path
 
-from autograder.sandbox import budget, syscalls
+from autograder.linux import seccomp
+from autograder.linux.flags import PR_SET_DUMPABLE
+from autograder.linux.libc import prctl
+from autograder.sandbox import budget
 from tests.test_scratch import _as_user
-
-PR_SET_DUMPABLE = 4
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 
 
 def _allow_everything_filter() -> None:
     """A seccomp filter that allows every call: the process now shows Seccomp: 2, as a worker's tree does."""
-    rows = [(syscalls._RET_K, 0, 0, syscalls.ALLOW)]
-    instructions = (syscalls._Instruction * 1)(*[syscalls._Instruction(*row) for row in rows])
-    prog = syscalls._Program(1, instructions)
-    assert _libc.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-    assert _libc.prctl(syscalls.PR_SET_SECCOMP, syscalls.SECCOMP_MODE_FILTER,
-                       ctypes.cast(ctypes.pointer(prog), ctypes.c_void_p).value, 0, 0) == 0
+    seccomp.install([(seccomp.BPF_RET_K, 0, 0, seccomp.SECCOMP_RET_ALLOW)])
 
 
 def _child(*, dumpable: bool, filtered: bool, exits: bool = False, unlinked: str = "") -> int:
@@ -38,7 +32,7 @@ def _child(*, dumpable: bool, filtered: bool, exits: bool = False, unlinked: str
         try:
             os.close(ready_r)
             # Either way, said: a change of uid (ours, in _as_user) left it not dumpable, as drop_privileges says.
-            assert _libc.prctl(PR_SET_DUMPABLE, int(dumpable), 0, 0, 0) == 0
+            prctl(PR_SET_DUMPABLE, int(dumpable))
             if filtered:
                 _allow_everything_filter()
             held = bytearray(8 << 20)

@@ -43,5 +43,7 @@ engine/supervisor.py's WorkerState. What each step bounds is in the module that 
 budget.py (memory, processes and CPU of the whole tree), identity.py (uid, capabilities, keyrings,
 environment, command line), confine.py (namespaces, the worker's root, per-process limits),
 landlock.py (files and other processes without namespaces), syscalls.py (the system calls it may make).
+Each reaches the kernel through autograder/linux/ alone: the one libc handle, prctl and system calls that raise
+OSError, and every number and flag, defined once.
 The lab models a function receives are replicas whose forward passes the grader runs (replica.py).
 """

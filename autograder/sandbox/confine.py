@@ -5,37 +5,28 @@ namespace) a root of its own: pivot_root onto a tmpfs holding the system directo
 Python installation read-only, fresh /proc, /dev and private tmpfs scratch space; hidden code
 inside a kept tree is covered by an empty tmpfs.
 """
-import ctypes
 import os
-import platform
 import resource
 import stat
 
+from ..linux.flags import (MNT_DETACH, MS_BIND, MS_NOATIME, MS_NODEV, MS_NODIRATIME, MS_NOEXEC, MS_NOSUID, MS_PRIVATE,
+                           MS_REC, MS_RELATIME, MS_RDONLY, MS_REMOUNT, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS)
+from ..linux.libc import LIBC, check, prctl, syscall
 from .budget import MAX_SCRATCH_ENTRIES
-
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
-PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE = 38, 4
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result, what):
-    if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
 def unshare(flags):
-    _check(_libc.unshare(flags), "unshare")
+    check(LIBC.unshare(flags), "unshare")
 
 
 def mount(source, target, fstype, flags=0, data=None):
-    _check(_libc.mount(source.encode(), str(target).encode(), fstype.encode() if fstype else None, flags,
-                       data.encode() if data else None), f"mount {target}")
+    check(LIBC.mount(source.encode(), str(target).encode(), fstype.encode() if fstype else None, flags,
+                     data.encode() if data else None), f"mount {target}")
 
 
 def name_host():
     """In the worker's own UTS namespace: the host's name is not its business."""
-    _check(_libc.sethostname(b"sandbox", 7), "sethostname")
+    check(LIBC.sethostname(b"sandbox", 7), "sethostname")
 
 
 # What a worker's root holds, besides the kept Python installation and venv: the system itself,
@@ -45,16 +36,15 @@ SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
 SYSTEM_PATHS = tuple("/" + name for name in SYSTEM_DIRS)
 DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9), "tty": (5, 0)}
 NEW_ROOT = "/tmp"  # where the new root is assembled (a fresh tmpfs, in the worker's mount namespace only)
-MNT_DETACH = 2
-_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
 
 
 def pivot_root(new_root, put_old):
-    _check(_libc.syscall(_SYS_PIVOT_ROOT, new_root.encode(), put_old.encode()), "pivot_root")
+    syscall("pivot_root", new_root.encode(), put_old.encode())
 
 
 # statvfs flags of a mount -> the mount flags a remount must keep (in a user namespace the host's are locked)
-_KEPT_FLAGS = {8: MS_NOEXEC, 1024: 1024, 2048: 2048, 4096: 1 << 21}  # noexec, noatime, nodiratime, relatime
+_KEPT_FLAGS = {os.ST_NOEXEC: MS_NOEXEC, os.ST_NOATIME: MS_NOATIME, os.ST_NODIRATIME: MS_NODIRATIME,
+               os.ST_RELATIME: MS_RELATIME}
 
 
 def _bind_read_only(source, target):
@@ -119,7 +109,7 @@ def build_filesystem(config, uid):
     os.chdir(new)
     pivot_root(".", "old_root")
     os.chdir("/")
-    _check(_libc.umount2(b"/old_root", MNT_DETACH), "umount /old_root")
+    check(LIBC.umount2(b"/old_root", MNT_DETACH), "umount /old_root")
     os.rmdir("/old_root")
     mount("none", "/", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     work = "/tmp/work"
@@ -157,16 +147,16 @@ def drop_privileges(uid, dumpable=False):
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
-    _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
     # Changing uid leaves a process not dumpable (fs.suid_dumpable): say which, either way.
-    _libc.prctl(PR_SET_DUMPABLE, 1 if dumpable else 0, 0, 0, 0)
+    prctl(PR_SET_DUMPABLE, 1 if dumpable else 0)
 
 
 def read_as(uid):
     """File access (and /proc's ptrace checks) as ``uid`` from now on, for this process: setfsuid/setfsgid."""
-    _libc.setfsgid(uid)
-    _libc.setfsuid(uid)
-    if _libc.setfsuid(-1) != uid:  # setfsuid answers with the previous value: -1 changes nothing and tells
+    LIBC.setfsgid(uid)
+    LIBC.setfsuid(uid)
+    if LIBC.setfsuid(-1) != uid:  # setfsuid answers with the previous value: -1 changes nothing and tells
         raise OSError(f"setfsuid({uid}) did not take")
 
 

@@ -18,17 +18,17 @@ Each test runs in a forked child (the probe never changes this process) and take
 """
 from __future__ import annotations
 
-import ctypes
 import enum
 import os
 import sys
 from dataclasses import dataclass, field
 
-from . import budget, landlock
+from ..linux.flags import (CAP_CHOWN, CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SYS_ADMIN, CLONE_NEWIPC, CLONE_NEWNET,
+                           CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWUTS, MS_PRIVATE, MS_REC)
+from ..linux import landlock
+from ..linux.libc import LIBC, check
+from . import budget
 
-CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
-CLONE_NEWUTS, CLONE_NEWCGROUP, CLONE_NEWUSER = 0x04000000, 0x02000000, 0x10000000
-CAP_CHOWN, CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SYS_ADMIN = 0, 5, 6, 7, 21
 UNSAFE_OPT_IN = "--unsafe-no-sandbox"
 
 
@@ -65,8 +65,6 @@ class Confinement:
 
 
 # ---- the tests, each in a child --------------------------------------------------------------------------
-_libc = ctypes.CDLL(None, use_errno=True)
-
 
 def _in_child(test) -> str:
     """Run ``test()`` in a forked child: "" if it returned, else why it failed (an errno name or text)."""
@@ -92,19 +90,13 @@ def _in_child(test) -> str:
     return "" if answer == b"\0" else (answer.decode(errors="replace") or "the test process died")
 
 
-def _check(result, what):
-    if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
-
-
 def _mount_tmpfs():
-    _check(_libc.mount(b"none", b"/", None, 0x4000 | (1 << 18), None), "mount --make-rprivate /")
-    _check(_libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=1m"), "mount tmpfs")
+    check(LIBC.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
+    check(LIBC.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=1m"), "mount tmpfs")
 
 
 def _namespaces_test():
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+    check(LIBC.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
     _mount_tmpfs()
 
 
@@ -117,13 +109,13 @@ def map_to_root(uid: int, gid: int) -> None:
 
 def _user_namespace_test():
     uid, gid = os.geteuid(), os.getegid()
-    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS),
-           "unshare")
+    check(LIBC.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS),
+          "unshare")
     map_to_root(uid, gid)
     _mount_tmpfs()  # Ubuntu 24.04 lets unshare succeed but leaves the namespace without capabilities
     pid = os.fork()  # PID 1 of the new namespace mounts its /proc, as a worker does
     if pid == 0:
-        code = 0 if _libc.mount(b"proc", b"/tmp", b"proc", 0, None) == 0 else 1
+        code = 0 if LIBC.mount(b"proc", b"/tmp", b"proc", 0, None) == 0 else 1
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     if status != 0:

@@ -17,8 +17,14 @@ Nothing may cross from the grader to a worker, or from one submission to the nex
 import ctypes
 import errno
 import os
-import platform
 import sys
+
+from ..linux.flags import (KEYCTL_JOIN_SESSION_KEYRING, LINUX_CAPABILITY_VERSION_3, PR_CAP_AMBIENT,
+                           PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS,
+                           PR_SET_SECUREBITS, SECBIT_KEEP_CAPS_LOCKED, SECBIT_NO_CAP_AMBIENT_RAISE,
+                           SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED, SECBIT_NO_SETUID_FIXUP, SECBIT_NO_SETUID_FIXUP_LOCKED,
+                           SECBIT_NOROOT, SECBIT_NOROOT_LOCKED)
+from ..linux.libc import prctl, syscall
 
 UID_BASE = 100000
 
@@ -147,19 +153,6 @@ def scrub_process(name="autograder-worker"):
 
 
 # ---- keyrings ----------------------------------------------------------------------------------------------
-_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
-KEYCTL_JOIN_SESSION_KEYRING = 1
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _keyctl(*args):
-    result = _libc.syscall(_KEYCTL, *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
-    if result < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"keyctl{args[:1]}: {os.strerror(err)}")
-    return result
-
-
 def fresh_keyrings() -> bool:
     """After setuid: a new anonymous session keyring (the one a worker inherits is the grader's).
 
@@ -173,10 +166,8 @@ def fresh_keyrings() -> bool:
     search never falls back to the user-session one. The session keyring goes when the tree's last process
     does, and the uid's entry in /proc/key-users with it.
     """
-    if _KEYCTL is None:
-        return False
     try:
-        _keyctl(KEYCTL_JOIN_SESSION_KEYRING, ctypes.c_char_p(None))
+        syscall("keyctl", KEYCTL_JOIN_SESSION_KEYRING, ctypes.c_char_p(None))
     except OSError as err:
         # ENOSYS: a kernel without keys; EPERM: a host whose seccomp profile refuses the key calls (Docker's
         # default), to the worker as much as to us. Either way nothing can be carried over in a keyring.
@@ -187,12 +178,9 @@ def fresh_keyrings() -> bool:
 
 
 # ---- capabilities (mode user namespace: root of its namespace, with no power) --------------------------------
-PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 28, 47, 4
-PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE = 38, 4
 # noroot, no_setuid_fixup, keep_caps off, no_cap_ambient_raise: each with its lock bit
-SECUREBITS_LOCKED = 0x01 | 0x02 | 0x04 | 0x08 | 0x20 | 0x40 | 0x80
-_CAPSET = {"x86_64": 126, "aarch64": 91}.get(platform.machine())
-_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+SECUREBITS_LOCKED = (SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED
+                     | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
 
 
 def drop_capabilities():
@@ -202,14 +190,6 @@ def drop_capabilities():
     It stays dumpable: a forked worker's memory belongs to the machine's user namespace (it was never exec'd),
     so a non-dumpable one could be read by no keeper without CAP_SYS_PTRACE there, and the watchdog was blind
     to it (a 4.5 GiB tree went unseen). Dumpable, it is readable by its own uid outside: the grader's."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-
-    def prctl(*args):
-        if libc.prctl(*args, *[0] * (5 - len(args))) != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"prctl{args[:2]}: {os.strerror(err)}")
-
     with open("/proc/sys/kernel/cap_last_cap") as handle:
         last = int(handle.read())
     prctl(PR_SET_NO_NEW_PRIVS, 1)
@@ -217,9 +197,7 @@ def drop_capabilities():
     for cap in range(last + 1):
         prctl(PR_CAPBSET_DROP, cap)
     prctl(PR_SET_SECUREBITS, SECUREBITS_LOCKED)
-    header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
+    header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()  # two {effective, permitted, inheritable} words, all zero
-    if libc.syscall(_CAPSET, header, data) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"capset: {os.strerror(err)}")
+    syscall("capset", header, data)
     prctl(PR_SET_DUMPABLE, 1)

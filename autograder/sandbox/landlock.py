@@ -16,57 +16,29 @@ truncate before ABI 3) the worker's seccomp Policy refuses (syscalls.py).
 """
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 from dataclasses import dataclass
 
-_CREATE, _ADD_RULE, _RESTRICT = 444, 445, 446  # the same numbers on x86_64 and aarch64
-CREATE_RULESET_VERSION = 1
-RULE_PATH_BENEATH, RULE_NET_PORT = 1, 2
+from ..linux import landlock as kernel
+from ..linux.flags import PR_SET_NO_NEW_PRIVS
+from ..linux.landlock import (LANDLOCK_ACCESS_FS_EXECUTE, LANDLOCK_ACCESS_FS_IOCTL_DEV, LANDLOCK_ACCESS_FS_MAKE_DIR,
+                              LANDLOCK_ACCESS_FS_MAKE_FIFO, LANDLOCK_ACCESS_FS_MAKE_REG, LANDLOCK_ACCESS_FS_MAKE_SOCK,
+                              LANDLOCK_ACCESS_FS_MAKE_SYM, LANDLOCK_ACCESS_FS_READ_DIR, LANDLOCK_ACCESS_FS_READ_FILE,
+                              LANDLOCK_ACCESS_FS_REFER, LANDLOCK_ACCESS_FS_REMOVE_DIR,
+                              LANDLOCK_ACCESS_FS_REMOVE_FILE, LANDLOCK_ACCESS_FS_TRUNCATE,
+                              LANDLOCK_ACCESS_FS_WRITE_FILE, LANDLOCK_ACCESS_NET_BIND_TCP,
+                              LANDLOCK_ACCESS_NET_CONNECT_TCP, LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET,
+                              LANDLOCK_SCOPE_SIGNAL)
+from ..linux.libc import prctl
 
-# Rights on files and directories, by the ABI that introduced them.
-EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
-REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR, MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = (
-    1 << 4, 1 << 5, 1 << 6, 1 << 7, 1 << 8, 1 << 9, 1 << 10, 1 << 11, 1 << 12)
-REFER, TRUNCATE, IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15  # ABI 2, 3, 5
-FS_RIGHTS = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 4: (1 << 15) - 1, 5: (1 << 16) - 1}
-NET_BIND_TCP, NET_CONNECT_TCP = 1, 2  # ABI 4
-SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1, 2  # ABI 6
-
-READ = EXECUTE | READ_FILE | READ_DIR
-WRITE = READ | WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_DIR | MAKE_REG | MAKE_SOCK | MAKE_FIFO | MAKE_SYM \
-    | REFER | TRUNCATE
-DEVICE = READ_FILE | WRITE_FILE | IOCTL_DEV
-
-
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
-
-
-class _PathBeneath(ctypes.Structure):
-    _pack_ = 1
-    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _syscall(nr, *args):
-    result = _libc.syscall(ctypes.c_long(nr), *args)
-    if result < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"landlock ({nr}): {os.strerror(err)}")
-    return result
-
-
-def abi_version():
-    """The Landlock ABI this kernel offers (0: none, or disabled)."""
-    try:
-        return _syscall(_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
-    except OSError:
-        return 0
+# What the sandbox grants: reading (and running), writing a work directory, using a device.
+READ = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR
+WRITE = (READ | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE
+         | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK
+         | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER
+         | LANDLOCK_ACCESS_FS_TRUNCATE)
+DEVICE = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV
 
 
 @dataclass(frozen=True)
@@ -93,7 +65,7 @@ def grants(kept, hidden, access=READ):
         if not any(h.startswith(path + os.sep) for h in inside):
             rules.append(Rule(path, access))
         elif os.path.isdir(path):
-            rules.append(Rule(path, READ_DIR & access))
+            rules.append(Rule(path, LANDLOCK_ACCESS_FS_READ_DIR & access))
             for entry in sorted(os.listdir(path)):
                 visit(os.path.join(path, entry), inside)
 
@@ -111,13 +83,12 @@ def restrict(rules, abi):
     TCP is refused, signals and abstract sockets stay inside the domain. OSError if it cannot."""
     if abi < 1:
         raise OSError(errno.ENOSYS, "this kernel has no Landlock")
-    if _libc.prctl(38, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")  # what an unprivileged restrict needs
-    handled = FS_RIGHTS[min(abi, 5)]
-    attr = _RulesetAttr(handled, (NET_BIND_TCP | NET_CONNECT_TCP) if abi >= 4 else 0,
-                        (SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL) if abi >= 6 else 0)
-    size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else (16 if abi >= 4 else 8)
-    ruleset = _syscall(_CREATE, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    prctl(PR_SET_NO_NEW_PRIVS, 1)  # what an unprivileged restrict needs
+    handled = kernel.fs_rights(abi)
+    attr = kernel.RulesetAttr(handled,
+                              (LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP) if abi >= 4 else 0,
+                              (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL) if abi >= 6 else 0)
+    ruleset = kernel.create_ruleset(attr, abi)
     try:
         for rule in rules:
             try:
@@ -127,12 +98,10 @@ def restrict(rules, abi):
             try:
                 allowed = rule.access & handled
                 if not os.path.isdir(rule.path):
-                    allowed &= EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV  # rights a file can have
-                beneath = _PathBeneath(allowed, fd)
-                _syscall(_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), ctypes.byref(beneath),
-                         ctypes.c_uint32(0))
+                    allowed &= kernel.FILE_RIGHTS
+                kernel.add_path_rule(ruleset, fd, allowed)
             finally:
                 os.close(fd)
-        _syscall(_RESTRICT, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+        kernel.restrict_self(ruleset)
     finally:
         os.close(ruleset)

@@ -29,10 +29,11 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from ..linux.flags import CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER
+from ..linux.flags import CLONE_NEWUTS
 from . import budget, confine, identity, landlock, syscalls
 from .config import WorkerConfig
-from .confinement import CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER
-from .confinement import CLONE_NEWUTS, Mode, map_to_root
+from .confinement import Mode, map_to_root
 
 
 @dataclass

@@ -24,11 +24,12 @@ import time
 import torch
 
 from .. import assignment
+from ..linux.flags import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG
+from ..linux.libc import prctl
 from . import budget, confine, identity, steps, worker
 from .config import CLEAN_UP_SECONDS, WorkerConfig
 from .confinement import Mode
 
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 ROOT = str(assignment.ROOT)
 
 
@@ -111,16 +112,14 @@ def keep(config, worker_fd, report_w, lab):
     group (a killpg of the grader must not stop it before it has cleaned up) and takes
     SIGTERM when the template dies, which kills the tree. It never runs student code.
     """
-    import ctypes
-    libc = ctypes.CDLL(None)
     me, template = os.getpid(), os.getppid()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, lambda *_: budget.kill_descendants(me, ctx_group[0]))
     os.setpgid(0, 0)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != template:  # the template died before we could hear of it
         os._exit(0)
-    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
     ctx, plan = steps.Context(config, me), steps.plan(config)
     done = []
     ctx_group = [None]  # the worker's process group, once it exists (the SIGTERM handler's)
@@ -212,16 +211,14 @@ def serve(control, lab_source):
     grade: the worker and the grader get on with the submission meanwhile), or as soon
     as nobody has asked for half a second (a batch collecting its suites).
     """
-    import ctypes
     import select
-    libc = ctypes.CDLL(None)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the grading process
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # never outlive the grading process
     budget.mechanism()  # decided while the grader's environment (AUTOGRADER_NO_CGROUPS) is still readable
     forget_the_grader()
     budget.sweep()  # groups of keepers that were SIGKILLed before they could remove them
     torch.set_num_threads(1)  # workers forked before the warm-up compute on one thread too
     lab = worker.load_lab(lab_source)
-    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphaned workers come back to us
+    prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphaned workers come back to us
     signal.signal(signal.SIGCHLD, reap)
     warm = False
 

@@ -13,6 +13,7 @@ import sys
 import sysconfig
 
 sys.path.insert(0, os.environ["WEEK7_CHECKOUT"])  # the checkout under test, set by machine.py
+from autograder.linux import flags, seccomp
 from autograder.sandbox import syscalls
 from tests.environments import ENVIRONMENTS, SITE_PACKAGES
 
@@ -77,28 +78,25 @@ def host_filter(kind):
     """The host's seccomp filter: "docker" (its default profile's refusals), "no-userns" or "locked"."""
     machine = os.uname().machine
     nr = {name: syscalls.number(name, machine) for name in syscalls.NUMBERS}
-    LD, JSET, RET = syscalls._LD_W_ABS, syscalls._JSET_K, syscalls._RET_K
+    LD, JSET, RET = seccomp.BPF_LD_W_ABS, seccomp.BPF_JSET_K, seccomp.BPF_RET_K
     eperm, enosys = syscalls.EPERM, syscalls.ENOSYS
     if kind == "docker":
-        refuse_flags, refused = syscalls.CLONE_NEW_FLAGS, DOCKER_REFUSED
+        refuse_flags, refused = flags.CLONE_NEW_FLAGS, DOCKER_REFUSED
     else:  # a kernel that refuses user namespaces to unprivileged users
         refuse_flags, refused = CLONE_NEWUSER, ()
-    rows = [(LD, 0, 0, syscalls._NR_OFFSET)]
+    rows = [(LD, 0, 0, seccomp.SECCOMP_DATA_NR)]
     for name in refused:
         rows += syscalls._when(nr[name], [(RET, 0, 0, eperm)])
     if kind == "locked":  # and no Landlock: its three calls, as on a kernel built without it
         for number in LANDLOCK_CALLS:
             rows += syscalls._when(number, [(RET, 0, 0, enosys)])
-    flags_test = [(LD, 0, 0, syscalls._arg(0)), (JSET, 0, 1, refuse_flags), (RET, 0, 0, eperm),
+    flags_test = [(LD, 0, 0, seccomp.seccomp_data_arg(0)), (JSET, 0, 1, refuse_flags), (RET, 0, 0, eperm),
                   (RET, 0, 0, syscalls.ALLOW)]
     rows += syscalls._when(nr["clone"], flags_test) + syscalls._when(nr["unshare"], flags_test)
     rows += syscalls._when(nr["clone3"], [(RET, 0, 0, enosys)])
     rows += [(RET, 0, 0, syscalls.ALLOW)]
-    program = (syscalls._Instruction * len(rows))(*[syscalls._Instruction(*row) for row in rows])
-    prog = syscalls._Program(len(rows), program)
     # Installed while still root with CAP_SYS_ADMIN, as a runtime does: no no_new_privs.
-    check(libc.prctl(syscalls.PR_SET_SECCOMP, syscalls.SECCOMP_MODE_FILTER,
-                     ctypes.cast(ctypes.pointer(prog), ctypes.c_void_p).value, 0, 0), "seccomp")
+    seccomp.install(rows, no_new_privs=False)
 
 
 def capabilities(keep):

@@ -1,0 +1,81 @@
+"""Options and flags the sandbox passes to the kernel, under their names in its headers (or glibc's, for mount
+and fcntl)."""
+
+# prctl(2) options (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
+PR_GET_PDEATHSIG = 2
+PR_GET_DUMPABLE = 3
+PR_SET_DUMPABLE = 4
+PR_SET_NAME = 15
+PR_GET_NAME = 16
+PR_GET_SECCOMP = 21
+PR_SET_SECCOMP = 22
+PR_CAPBSET_READ = 23
+PR_CAPBSET_DROP = 24
+PR_SET_SECUREBITS = 28
+PR_SET_MM = 35
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+PR_GET_NO_NEW_PRIVS = 39
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4  # PR_CAP_AMBIENT's second argument
+PR_SET_PTRACER = 0x59616D61
+PR_SET_VMA = 0x53564D41
+
+# securebits (linux/securebits.h): each setting, and the bit that locks it
+SECBIT_NOROOT = 1 << 0
+SECBIT_NOROOT_LOCKED = 1 << 1
+SECBIT_NO_SETUID_FIXUP = 1 << 2
+SECBIT_NO_SETUID_FIXUP_LOCKED = 1 << 3
+SECBIT_KEEP_CAPS_LOCKED = 1 << 5
+SECBIT_NO_CAP_AMBIENT_RAISE = 1 << 6
+SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED = 1 << 7
+
+# capabilities (linux/capability.h), and capset's header version for 64-bit sets (two 32-bit words each)
+CAP_CHOWN = 0
+CAP_KILL = 5
+CAP_SETGID = 6
+CAP_SETUID = 7
+CAP_SYS_ADMIN = 21
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+# clone(2) and unshare(2): a new namespace of each kind (linux/sched.h)
+CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+CLONE_NEW_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID \
+    | CLONE_NEWNET  # every flag of clone(2) that makes a namespace
+
+# mount(2) and umount2(2) (sys/mount.h)
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MS_RELATIME = 1 << 21
+MNT_DETACH = 2
+
+# keyctl(2) operations (linux/keyctl.h)
+KEYCTL_JOIN_SESSION_KEYRING = 1
+
+# fcntl(2) commands (fcntl.h): record locks, open-file-description locks, leases, directory notifications
+F_SETLK = 6
+F_SETLKW = 7
+F_OFD_SETLK = 37
+F_OFD_SETLKW = 38
+F_SETLEASE = 1024
+F_NOTIFY = 1026
+
+# fscrypt's ioctls, which add keys to a file system's keyring (linux/fscrypt.h: _IOWR('f', 23..25, ...))
+FS_IOC_ADD_ENCRYPTION_KEY = 0xC0506617
+FS_IOC_REMOVE_ENCRYPTION_KEY = 0xC0406618
+FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS = 0xC0406619
