@@ -14,7 +14,7 @@ from pathlib import Path
 
 from autograder.linux import seccomp
 from autograder.linux.flags import PR_SET_DUMPABLE
-from autograder.linux.libc import prctl
+from autograder.linux.libc import LIBC, prctl, syscall
 from autograder.sandbox import budget
 from tests.test_scratch import _as_user
 
@@ -209,9 +209,9 @@ def _zombie_leader(held_mib: int, unlinked: str = "") -> int:
             finally:
                 os._exit(0)
 
-        _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # as a worker's processes are (our change of uid cleared it)
+        prctl(PR_SET_DUMPABLE, 1)  # as a worker's processes are (our change of uid cleared it)
         threading.Thread(target=hold).start()
-        _libc.syscall(syscalls.number("exit"), 0)  # this thread only (ctypes lets go of the GIL first)
+        syscall("exit", 0)  # this thread only (ctypes lets go of the GIL first)
         os._exit(1)
     os.close(ready_w)
     assert os.read(ready_r, 1) == b"r"
@@ -250,8 +250,8 @@ def test_every_process_is_counted_every_sample():
     tree that re-forks uncounted: ~11% of its areas, red team of issue 27)."""
     import mmap
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    mprotect = LIBC.mprotect
+    mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     size = 64 << 20
     buffer = (ctypes.c_char * size).from_buffer(mmap.mmap(-1, size))
     kids = []
@@ -263,7 +263,7 @@ def test_every_process_is_counted_every_sample():
                 try:
                     base = ctypes.addressof(buffer)
                     for i in range(1, 5_001):  # 10,000 areas more, each child
-                        libc.mprotect(base + i * 8192, 4096, 0)
+                        mprotect(base + i * 8192, 4096, 0)
                     os.write(ready_w, b"x")
                     time.sleep(30)
                 finally:
