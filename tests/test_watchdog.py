@@ -278,3 +278,42 @@ def test_every_process_is_counted_every_sample():
         for pid in kids:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
+
+
+def test_shared_anonymous_memory_is_counted_once_at_its_size():
+    """Red team of issue 27 (third attack): MAP_SHARED|MAP_ANONYMOUS memory written, then madvise(MADV_DONTNEED):
+    the pages stay in the kernel's object, the process's PSS shows none of them (2 × 2.5 GiB held at score 100 in
+    every watchdog mode). Charged at the mapping's size, once however many processes of the tree map it."""
+    import mmap
+
+    ready_r, ready_w = os.pipe()
+    size = 64 << 20
+    child = os.fork()
+    if child == 0:
+        try:
+            shared = mmap.mmap(-1, size)  # MAP_SHARED | MAP_ANONYMOUS
+            for at in range(0, size, 4096):
+                shared[at] = 1
+            shared.madvise(mmap.MADV_DONTNEED)
+            if os.fork() == 0:  # a second process mapping the same object
+                os.write(ready_w, b"x")
+                time.sleep(30)
+                os._exit(0)
+            os.write(ready_w, b"x")
+            time.sleep(30)
+        finally:
+            os._exit(0)
+    os.read(ready_r, 1)
+    os.read(ready_r, 1)
+    try:
+        tree = budget.descendants(os.getpid())
+        objects = [budget._maps(pid)[1] for pid in tree]
+        assert len(tree) == 2 and objects[0] == objects[1] and list(objects[0].values()) == [size], objects
+        # What the watchdog counted before: the PSS (our own pages, shared with us, whatever this process holds).
+        seen = sum(budget._pss_bytes(pid) + budget._page_table_bytes(budget._status(pid)) for pid in tree)
+        watchdog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=64)
+        assert watchdog.check(), watchdog.fired
+        extra = watchdog.peak - seen - sum(watchdog.areas.values()) * budget.AREA_BYTES
+        assert size <= extra < size + (8 << 20), extra  # once, not once per process
+    finally:
+        budget.kill_descendants(os.getpid())

@@ -358,15 +358,31 @@ SLOW_SAMPLE_SECONDS = 0.5
 AREA_BYTES = 200  # a mapping area's kernel memory (vm_area_struct and its links): 6.5 M areas took ~1.3 GiB
 
 
-def _mapping_areas(where: int | str) -> int | None:
-    """How many mapping areas the process has (lines of /proc/PID/maps); None when it is gone or unreadable.
-    Measured: 13.5 ms of CPU for a process with 65k areas (its smaps_rollup: 5.5 ms), well under a millisecond
-    for an honest one; a tree that makes this slow ends at SLOW_SAMPLE_SECONDS."""
+SHARED_ANONYMOUS = b" /dev/zero (deleted)"  # how maps names a MAP_SHARED|MAP_ANONYMOUS (or shared /dev/zero) mapping
+
+
+def _maps(where: int | str) -> tuple[int, dict[bytes, int]] | None:
+    """From /proc/PID/maps: how many mapping areas the process has, and its shared anonymous mappings as {inode:
+    bytes up to their end}; None when it is gone or unreadable.
+
+    A shared anonymous mapping's pages live in a kernel object of their own: after madvise(MADV_DONTNEED) the
+    process maps none of them, so its PSS shows none, but the object keeps every page written (docs/history.md:
+    shared_anonymous). Such a mapping is charged at its whole size, once per object however many processes map
+    it; an honest tree has none. Measured: 13.5 ms of CPU for a process with 65k areas (its smaps_rollup: 5.5
+    ms), well under a millisecond for an honest one; a tree that makes this slow ends at SLOW_SAMPLE_SECONDS."""
     try:
         with open(f"{_at(where)}/maps", "rb") as handle:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 16), b""))
+            data = handle.read()
     except OSError:
         return None
+    shared: dict[bytes, int] = {}
+    if SHARED_ANONYMOUS in data:
+        for line in data.splitlines():
+            if line.endswith(SHARED_ANONYMOUS):
+                span, _perms, offset, _device, inode = line.split()[:5]
+                start, stop = (int(x, 16) for x in span.split(b"-"))
+                shared[inode] = max(shared.get(inode, 0), int(offset, 16) + stop - start)
+    return data.count(b"\n"), shared
 
 
 def _filters(status: dict[str, str]) -> int | None:
@@ -465,6 +481,7 @@ class Watchdog:
         unread: list[int] = []
         used = 0
         slow = False
+        shared: dict[bytes, int] = {}  # shared anonymous objects of the tree: inode -> bytes (see _maps)
         if self.tree:
             self.areas = {}
             for pid, (where, status) in views.items():
@@ -477,9 +494,12 @@ class Watchdog:
                     continue
                 # Kernel memory no PSS shows: page tables and mapping areas (docs/history.md: page_tables). Every
                 # process at every sample: one counted in turn leaves a tree that re-forks mostly uncounted.
-                areas = _mapping_areas(where) or 0
+                areas, objects = _maps(where) or (0, {})
                 self.areas[pid] = areas
+                for inode, reach in objects.items():
+                    shared[inode] = max(shared.get(inode, 0), reach)
                 used += size + _page_table_bytes(status) + areas * AREA_BYTES
+            used += sum(shared.values())
         if self.worker and self.worker in views:
             tmpfs = _tmpfs_bytes(views[self.worker][0], self.disk_mib)
             unread += [self.worker] if tmpfs is None else []
