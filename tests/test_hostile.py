@@ -46,7 +46,7 @@ GROUPS = {
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"]),
     "lies": (150, ["patch_asserts", "tensor_subclass", "pickle_return", "patch_failures"]),
     "budget": (40, ["sleep_everywhere"]),
-    "kernel": (200, ["page_tables", "slow_watchdog", "zombie_leader", "zombie_files", "shared_anonymous"]),
+    "kernel": (200, ["page_tables", "slow_watchdog", "zombie_leader", "zombie_files", "shared_anonymous", "pid_hopping"]),
     "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
                      "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note",
                      "keyring_poison", "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes"]),

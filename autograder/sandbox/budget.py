@@ -19,13 +19,15 @@ is swept by the next template that starts.
 Where no group can be made (no root, a read-only cgroupfs as in many containers, v2
 without delegated controllers) the keeper runs a Watchdog instead: every SAMPLE_SECONDS
 it sums the proportional set size (PSS: shared pages split between their sharers) of
-every process of the tree and what the worker's private tmpfs mounts hold (/tmp, /var/tmp,
-/dev/shm: files there are memory no process maps), and SIGKILLs the whole tree at the cap.
-Memory held by no mapping and no file of those mounts (memfd, System V segments) is refused
-by syscalls.py. It can be overshot by what the tree allocates between two samples, and it
-does not see kernel buffers (pipes, sockets), which only a group counts; the per-process
-address-space limit still bounds each process. It fails closed: a process of the tree that
-/proc will not show it (not dumpable) ends the tree, as a folder it may not list does.
+every process of the tree (read through a thread that holds its memory), its page tables,
+mapping areas and shared anonymous objects, and what the worker's private tmpfs mounts hold
+(/tmp, /var/tmp, /dev/shm: files there are memory no process maps), and SIGKILLs the whole
+tree at the cap. Memory held by no mapping and no file of those mounts (memfd, System V
+segments) is refused by syscalls.py. It can be overshot by what the tree allocates between
+two samples, and it does not see kernel buffers (pipes, sockets), which only a group counts;
+the per-process address-space limit still bounds each process. It fails closed: a process
+of the tree that /proc will not show it (not dumpable) ends the tree, as a folder it may not
+list does, and so do a sample that takes too long and a tree that changes pids too fast.
 """
 import errno
 import os
@@ -352,6 +354,9 @@ def _page_table_bytes(status: dict[str, str]) -> int:
         return 0
 
 
+# Processes and threads a tree may start in a second: an honest grade starts a few dozen in all; one that changes
+# pid at this rate is mostly gone before a sample reads it (a Python forking in a loop: 300-600 a second).
+STARTS_PER_SECOND = 200
 # A sample that takes longer leaves seconds unwatched (docs/history.md: slow_watchdog); an honest tree's takes
 # milliseconds of CPU.
 SLOW_SAMPLE_SECONDS = 0.5
@@ -405,6 +410,15 @@ def _confined(status: dict[str, str], keeper_filters: int | None) -> bool:
 
 
 PRIVATE_MOUNTS = ("tmp", "var/tmp", "dev/shm", "dev/mqueue")  # confine.build_filesystem's tmpfs scratch
+
+
+def _own_root(worker: str) -> bool:
+    """Whether the worker (its /proc directory) stands on a root of its own (after pivot_root), with its own /proc."""
+    try:
+        own, host = os.stat(f"{worker}/root/"), os.stat("/")
+    except OSError:
+        return False
+    return (own.st_dev, own.st_ino) != (host.st_dev, host.st_ino)
 
 
 def _tmpfs_bytes(worker: str, disk_mib: int) -> int | None:
@@ -472,6 +486,29 @@ class Watchdog:
         self.fired = ""
         self.keeper_filters = _filters(_status("/proc/self"))  # the worker's own filter comes on top of these
         self.areas: dict[int, int] = {}  # pid -> mapping areas, as counted by the last sample
+        self.reaped = 0  # processes of the tree the keeper has reaped (orphans come back to it: template._watch)
+        self.last_pid: int | None = None  # the worker's PID namespace's last pid, at the last sample
+        self.started: list[tuple[float, int]] = []  # (when, processes started since the sample before)
+
+    def _churn(self, worker: str | None) -> int:
+        """Processes (and threads) the tree started in the last second. A process that changes pid faster than a
+        sample can read it (fork, and the parent exits at once) holds memory no sample finds (docs/history.md:
+        pid_hopping). Counted where it can be: in a PID namespace of the worker's own, by its last pid (every
+        pid given out in it); without one, by the orphans that come back to the keeper, as each hop leaves one."""
+        started = self.reaped
+        self.reaped = 0
+        if worker is not None and _own_root(worker):
+            try:
+                with open(f"{worker}/root/proc/sys/kernel/ns_last_pid") as handle:
+                    last = int(handle.read())
+            except (OSError, ValueError):
+                last = None
+            if last is not None and self.last_pid is not None:
+                started += max(0, last - self.last_pid)
+            self.last_pid = last
+        now = time.monotonic()
+        self.started = [(when, n) for when, n in self.started if now - when < 1.0] + [(now, started)]
+        return sum(n for _, n in self.started)
 
     def check(self) -> bool:
         started = time.process_time()  # the keeper's own CPU time: a busy machine does not make it grow
@@ -500,6 +537,8 @@ class Watchdog:
                     shared[inode] = max(shared.get(inode, 0), reach)
                 used += size + _page_table_bytes(status) + areas * AREA_BYTES
             used += sum(shared.values())
+        worker_view = views[self.worker][0] if self.worker in views else None
+        churn = self._churn(worker_view)
         if self.worker and self.worker in views:
             tmpfs = _tmpfs_bytes(views[self.worker][0], self.disk_mib)
             unread += [self.worker] if tmpfs is None else []
@@ -517,6 +556,8 @@ class Watchdog:
         spent = time.process_time() - started
         if slow or spent > SLOW_SAMPLE_SECONDS:  # fail closed: a count that slow leaves seconds between two samples
             self.fired = f"its tree makes one count of its memory take over {SLOW_SAMPLE_SECONDS} s of the grader's CPU"
+        elif self.tree and churn > STARTS_PER_SECOND:
+            self.fired = f"its tree started {churn} processes in a second, over {STARTS_PER_SECOND}"
         elif blind:
             self.fired = f"process {blind[0]} ({views[blind[0]][1].get('Name', '?')}) of its tree hides its memory and files from the grader"
         elif used > self.cap:

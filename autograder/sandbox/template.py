@@ -185,6 +185,8 @@ def _watch(worker, ctx, scratch):
         if pid == worker:  # what it left (nothing, inside a PID namespace) goes with it; then the keeper is done
             budget.kill_descendants(os.getpid(), worker)
             return
+        elif pid and watchdog:
+            watchdog.reaped += 1  # an orphan of the tree, come back to us (see budget.Watchdog._churn)
         elif pid == 0:
             if not watchdog.check():
                 os.write(2, f"worker tree killed at its budget: {watchdog.fired}\n".encode())
