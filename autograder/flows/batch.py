@@ -138,7 +138,7 @@ def run(args):
     log = Log(Path(f"{stem}.log"))
     checks = Path(f"{stem}_checks")  # every check's reason, for the class report (instructors only)
     checks.mkdir(parents=True, exist_ok=True)
-    subs = discover(source, args.assignment,
+    subs = discover(source, args.assignment, settings.limits.notebook_mib,
                     skip=[feedback, checks, csv_path, f"{stem}_plots", f"{stem}.log", f"{stem}_summary.txt",
                           f"{stem}_summary.json", batch_shard.manifest_path(csv_path)])
     everyone = [s.student for s in subs]  # the class, in discovery order (a shard keeps its share below)
@@ -156,7 +156,7 @@ def run(args):
     if previous is False:
         return 2
     others = [p for p in PARTS if args.part and p not in args.part
-              and any(r.get(p) not in (None, "") for r in previous)]
+              and any(r.get(p) not in (None, "") for r in previous or ())]  # --replace: nothing to keep
     if others:  # a row of this run holds only --part's points: merged, it would drop the others' points
         print(f"grade-all: {csv_path} holds points of {', '.join(others)}, which a --part run does not grade: "
               f"merging would leave the students graded now without them. Write this run to its own --out "
@@ -177,7 +177,7 @@ def run(args):
         if sub.notebook is None:
             continue
         try:
-            sub.sha256 = hashlib.sha256(submission_file.read_notebook(sub.notebook)).hexdigest()
+            sub.sha256 = hashlib.sha256(submission_file.read_notebook(sub.notebook, settings.limits.notebook_mib)).hexdigest()
         except submission_file.SubmissionFileError as err:  # changed since it was found
             sub.notebook, sub.status, sub.detail = None, err.kind, str(err)
             continue
@@ -253,7 +253,7 @@ def run(args):
     if change:
         print(change)
         log.write(change)
-    failed = _exports(args, ordered, csv_path, log, sum(part_max.values()), [s.student for s in subs])
+    failed = _exports(args, settings, ordered, csv_path, log, sum(part_max.values()), [s.student for s in subs])
     log.write(f"done: {len(ordered)} rows in {summary['seconds']:g} s")
     return 1 if summary["statuses"].get(Row.GRADER_ERROR) or failed else 0
 
@@ -283,13 +283,14 @@ def _merge(previous, rows, name):
     return merged, line
 
 
-def _exports(args, rows, csv_path, log, points, students):
+def _exports(args, settings, rows, csv_path, log, points, students):
     """The LMS files (--lms, --roster), the written answers of ``students`` and report.html; True if one failed."""
     failed = lms_exports(args, rows, csv_path, log, points)
     try:  # the written answers, per student, for the TAs (`python -m autograder written` renders them)
         from .written.command import collect, summary
         mine = [csv_path.parent / n for n in os.listdir(csv_path.parent) if n.startswith(csv_path.stem)]
-        _, written = collect(args.submissions, args.assignment, skip=mine, students=students)
+        _, written = collect(args.submissions, settings.limits.notebook_mib, args.assignment, skip=mine,
+                             students=students)
         write_written(csv_path, summary(written))
     except Exception:  # noqa: BLE001 - the grades are written; `written` can extract the answers again
         log.write(f"could not extract the written answers:\n{traceback.format_exc()}")

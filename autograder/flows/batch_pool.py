@@ -16,6 +16,8 @@ from multiprocessing.connection import wait
 
 import psutil
 
+from ..settings import Limits
+
 
 # Replaced by the batch parent with each student's own name in feedback.txt (identical
 # notebooks of several students are graded once; the table must not name one of them).
@@ -77,14 +79,14 @@ def _grade_one(task, grader, options):
     # The file is read once, here: its status, its grade and the sha256 the batch records are all of these
     # bytes. Read again, a file replaced in between would give a row whose hash is one version's and whose
     # points are another's (and a rerun would reuse those points for the wrong version).
-    path = task["path"]
+    path, limits = task["path"], grader.limits
     try:
-        data = read_notebook(path)
+        data = read_notebook(path, limits.notebook_mib)
     except SubmissionFileError as err:
         data, status, problem = None, Row(err.kind), str(err)
     if data is not None:
         try:
-            read_submission(path, data)
+            read_submission(path, limits.notebook_mib, data)
             status = Row.GRADED
         except NotebookError as err:
             status = Row(err.kind)
@@ -160,7 +162,7 @@ class Pool:
         self.context = multiprocessing.get_context(context)
         self.options = options
         # The worker's own budget stops student code; this only catches a grader that hangs.
-        self.deadline = options["settings"]["limits"]["submission_seconds"] * 1.5 + 180.0
+        self.deadline = Limits.from_dict(options["settings"]["limits"]).grade_wait
         self.slots = [self._spawn(k) for k in range(jobs)]
 
     def _spawn(self, index):

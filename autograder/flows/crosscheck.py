@@ -53,7 +53,7 @@ def _crosscheck(course, student_ids, hide, log, grader):
             rows.append(("(recorded copy altered or unreadable)", None, None))
         else:
             try:
-                current = sha256(read_submission(course, student))
+                current = sha256(read_submission(course, student, grader.limits.notebook_mib))
             except Unreadable:
                 current = None
             if current != record["sha256"]:

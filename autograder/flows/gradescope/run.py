@@ -105,7 +105,7 @@ def grade(root, hide=(), settings=None):
                                          for r in faults[:5]))
     data = rep.gradescope(result, visibility, previous=previous_score(root), level=feedback, confinement=confinement)
     if notebook is not None:
-        data["tests"].append(written_answers(notebook))
+        data["tests"].append(written_answers(notebook, settings.limits.notebook_mib))
     print(rep.table(result, level=feedback))
     return data
 
@@ -114,7 +114,7 @@ class GraderFaults(Exception):
     """The grader failed on some checks: no score may be written."""
 
 
-def written_answers(notebook):
+def written_answers(notebook, notebook_mib):
     """A 0-point test, hidden from students, holding the three written answers for the graders.
 
     Gradescope shows hidden tests to instructors and TAs on the submission page, so the
@@ -123,7 +123,7 @@ def written_answers(notebook):
     from ...engine.safe_text import student as safe
     from ..written.extract import extract
     try:
-        written = extract(notebook, "submission")
+        written = extract(notebook, "submission", notebook_mib)
         text = "\n\n".join(f"Q{a.question.number} ({a.question.title}, {a.question.points:g} points): "
                             f"{'(blank)' if a.blank else a.text.strip()}" for a in written.answers.values())
     except Exception as err:  # noqa: BLE001 - the score is written whatever the extraction does

@@ -42,6 +42,7 @@ from ...settings import DEFAULT_FEEDBACK, Settings, SettingsError
 from . import RECORDS
 from .address import socket_path
 
+# The service's protocol with its clients (nbgrader's processes, the user's own): not a submission's, so not Limits.
 REQUEST_BYTES = 1 << 16  # a request is a student's name and the names of those after it
 SOCKET_SECONDS = 10.0  # a client that neither asks nor listens for this long is dropped
 LOCK_SECONDS = 15.0  # a service that retires (new code) releases the lock within this
@@ -100,7 +101,7 @@ class Service:
 
         key, started, clock = f"{grader_key(settings)}/{self.secret}", time.time(), time.monotonic()
         try:
-            data = read_submission(self.course, student)
+            data = read_submission(self.course, student, settings.limits.notebook_mib)
         except Unreadable as err:
             report, digest, cells = failed_everywhere(f"submitted/{student}", str(err)), None, []
             keep_copy(self.course, student, b"")
@@ -120,10 +121,10 @@ class Service:
             if report.sha256 and report.sha256 != digest:
                 raise RuntimeError(f"the kept copy of {student}'s submission changed while it was graded")
             try:
-                cells = cells_of(copy, data)[0]
+                cells = cells_of(copy, settings.limits.notebook_mib, data)[0]
             except (NotebookError, OSError):
                 cells = []
-        record = build_record(student, digest, report, cells, level, started, key)
+        record = build_record(student, digest, report, cells, level, started, key, settings.limits.notebook_mib)
         write_record(self.course, student, record)
         seconds = time.monotonic() - clock
         log(f"graded {student}: {report.score:g} / {report.max_score:g} in {seconds:.2f} s")

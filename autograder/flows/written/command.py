@@ -31,9 +31,9 @@ def register(subparsers):
     p.add_argument("--no-pdf", action="store_true", help="HTML pages only (no Chromium needed)")
 
 
-def collect(folder, assignment=NAME, skip=(), students=None):
+def collect(folder, notebook_mib: int, assignment=NAME, skip=(), students=None):
     """[Written] of every submission under ``folder`` (grade-all's discovery), sorted by student;
-    only those of ``students`` when given (a grade-all shard's share)."""
+    only those of ``students`` when given (a grade-all shard's share). ``notebook_mib``: Limits.notebook_mib."""
     from pathlib import Path
 
     from ..discover import discover
@@ -43,13 +43,14 @@ def collect(folder, assignment=NAME, skip=(), students=None):
     folder = Path(folder).resolve()
     base = folder / "submitted" if (folder / "submitted").is_dir() else folder
     wanted = None if students is None else set(students)
-    for sub in discover(folder, assignment, skip=skip):
+    for sub in discover(folder, assignment, notebook_mib, skip=skip):
         if wanted is not None and sub.student not in wanted:
             continue
         if sub.notebook is None:
             out.append(Written(sub.student, "", sub.status, sub.detail, {q.key: Answer(q) for q in qs}))
             continue
-        out.append(extract(sub.notebook, sub.student, qs, given, str(Path(sub.notebook).relative_to(base))))
+        out.append(extract(sub.notebook, sub.student, notebook_mib, qs, given,
+                           str(Path(sub.notebook).relative_to(base))))
     return qs, out
 
 
@@ -90,7 +91,9 @@ def run(args):
         if not (render.MATHJAX_DIR / "MathJax.js").is_file():
             print(f"written: MathJax not found in {render.MATHJAX_DIR}: math is printed as TeX source; "
                   f"{render.INSTALL_HINT}", file=sys.stderr)
-    qs, written = collect(source, args.assignment, skip=[out])
+    from ...settings import Limits
+
+    qs, written = collect(source, Limits().notebook_mib, args.assignment, skip=[out])  # the settings: next commit
     pages = render.Pages(qs, args.assignment)
     students_dir = out / "students"
     students_dir.mkdir(parents=True, exist_ok=True)
