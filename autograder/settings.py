@@ -17,7 +17,8 @@ field is an option: ``--feedback``, ``--call-seconds`` ...); for the nbgrader fl
     [limits]
     submission_seconds = 600
 
-``python -m autograder settings`` prints the whole surface with the values in force.
+``python -m autograder settings`` prints the whole surface with the values in force. A command line becomes a
+Settings once (command_line.py, with from_args below); the flows are handed it, never the parsed options.
 """
 from __future__ import annotations
 
@@ -249,6 +250,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                                help=helptext)
 
 
+def option_names() -> set[str]:
+    """The names add_options gives the parsed command line (a command's own options are the rest)."""
+    return {"config", *(f.name for f in fields(Settings) if f.name != "limits"), *(f.name for f in fields(Limits))}
+
+
 def from_args(args: argparse.Namespace, workdir: Path | None = None) -> Settings:
     """The defaults, then the settings file (``--config``, or week7-grader.toml in ``workdir``), then the options
     given on the command line. SettingsError for anything that cannot be."""
@@ -315,15 +321,3 @@ def markdown() -> str:
             lines.append(f"| `{f.name}` | `{option}` | {_cell(kind)} | `{value}` | {_cell(f.metadata['help'])} |")
         lines.append("")
     return "\n".join(lines)
-
-
-def resolve(args: argparse.Namespace, workdir: Path | None = None) -> Settings:
-    """from_args, then the resolved values written back onto ``args`` under the names the flows read
-    (feedback, visibility, confinement, unsafe_no_sandbox, part, budget): the Settings is the one source."""
-    settings = from_args(args, workdir)
-    args.settings = settings
-    for name in ("feedback", "visibility", "confinement", "unsafe_no_sandbox"):
-        setattr(args, name, getattr(settings, name))
-    args.part = list(settings.parts) or None
-    args.budget = settings.limits.submission_seconds
-    return settings
