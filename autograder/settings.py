@@ -302,9 +302,10 @@ def markdown() -> str:
         "(`.venv/bin/python -m autograder settings --markdown > docs/settings.md`; do not edit by hand).",
         "",
         f"Where they come from, later ones winning: the defaults below; `{CONFIG_FILE}` in the working directory "
-        "(or `--config FILE`); the options of `grade`, `grade-all` and `make gradescope` (the option column); in an "
-        "nbgrader course, `c.SandboxGrading.<name>` in `nbgrader_config.py` (the same names). `make gradescope` puts "
-        f"them in the zip as `{CONFIG_FILE}`. In the file, the limits go under `[limits]`. "
+        "(or `--config FILE`); the options of `grade`, `grade-all`, `written`, `crosscheck` and `make gradescope` "
+        "(the option column); in an nbgrader course, `c.SandboxGrading.<name>` in `nbgrader_config.py` (the same "
+        f"names). `make gradescope` puts them in the zip as `{CONFIG_FILE}`. In the file, the limits go under "
+        "`[limits]`. "
         "`.venv/bin/python -m autograder settings` prints every setting in force with its help.",
         "",
     ]
