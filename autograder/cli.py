@@ -6,33 +6,35 @@ their arguments on to the module that `make` runs for them. `--workdir DIR`, bef
 says where the working data goes (build/: the course, the secret key, caches, the Gradescope zip);
 without it, an installed package uses $WEEK7_WORKDIR or the current directory, a checkout itself.
 """
+from __future__ import annotations
+
 import argparse
 import importlib
 import os
 import stat
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 from .assignment import WORKDIR_VARIABLE, workdir
+from .command_line import EXIT_BAD_SETTINGS, dispatch
 from .flows.terminal import exit_now, prog, safe_streams
-from .settings import SettingsError, add_options, describe, markdown, resolve
+from .settings import Settings, add_options, describe, markdown
 
 
-def _settings(args, command):
-    """The settings in force for ``command``, or None once it has said why they cannot be read."""
-    try:
-        return resolve(args, workdir())
-    except SettingsError as why:
-        print(f"{command}: {why}", file=sys.stderr)
-        return None
+@dataclass(frozen=True)
+class GradeOptions:
+    """`grade`'s own options (what it grades with is the Settings)."""
+    notebook: str
+    out: str
+    junit_xml: str | None
+    hide: list[str]
+    debug: bool
 
 
-def _grade(args):
+def _grade(settings: Settings, options: GradeOptions) -> int:
     from .sandbox.confinement import ConfinementUnavailable, probe
-    settings = _settings(args, "grade")
-    if settings is None:
-        return EXIT_BAD_SETTINGS
     try:  # first, and before PyTorch loads: where no worker can be confined (or not on Linux), nothing is graded
         probe(settings.confinement, settings.unsafe_no_sandbox)
     except ConfinementUnavailable as why:
@@ -56,49 +58,49 @@ def _grade(args):
     try:
         with Grader(settings) as grader:
             print(grader.confinement.line(), file=sys.stderr)
-            result = grader.grade(args.notebook, hide=args.hide)
+            result = grader.grade(options.notebook, hide=options.hide)
         faults = result.grader_faults()
         if faults:
-            _remove(args.out)
+            _remove(options.out)
             for r in faults:
                 print(text(f"grader fault in {r.nodeid}:\n{r.internal or r.message}", multiline=True), file=sys.stderr)
-            print(f"grade: the grader failed on {len(faults)} check(s) of {args.notebook}; no score was written. "
+            print(f"grade: the grader failed on {len(faults)} check(s) of {options.notebook}; no score was written. "
                   "It is not the student's doing: fix the cause above and grade again.", file=sys.stderr)
             return EXIT_GRADER_FAULT
         # Everything written is rendered first: a report that cannot be rendered writes nothing.
         level = grader.feedback
         outputs = {"table": rep.table(result, level=level),
-                   "json": rep.gradescope(result, args.visibility, level=level, confinement=grader.confinement),
-                   "junit": rep.junit(result, level=level) if args.junit_xml else None}
+                   "json": rep.gradescope(result, settings.visibility, level=level, confinement=grader.confinement),
+                   "junit": rep.junit(result, level=level) if options.junit_xml else None}
     except ConfinementUnavailable as why:
-        _remove(args.out)
+        _remove(options.out)
         print(f"grade: {why}", file=sys.stderr)
         return EXIT_NO_SANDBOX
     except SecretError as why:
-        _remove(args.out)
+        _remove(options.out)
         print(f"grade: {why}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     except Exception:  # noqa: BLE001 - a grader fault: said, and no score
-        _remove(args.out)
+        _remove(options.out)
         print(text(traceback.format_exc(), multiline=True), file=sys.stderr)
         print("grade: the grader hit an internal error; no score was written.", file=sys.stderr)
         return EXIT_GRADER_FAULT
     print(outputs["table"])
     try:
-        rep.write_json(outputs["json"], args.out)
-        if args.junit_xml:
-            write_atomic(args.junit_xml, outputs["junit"])
+        rep.write_json(outputs["json"], options.out)
+        if options.junit_xml:
+            write_atomic(options.junit_xml, outputs["junit"])
     except OSError as err:  # a full disk, a read-only folder: one line, the earlier file left as it was
         print(said("grade", err), file=sys.stderr)
         return EXIT_OUTPUT
     for r in result.results:
-        if r.internal and args.debug:
+        if r.internal and options.debug:
             print(text(f"--- {r.nodeid}\n{r.internal}", multiline=True), file=sys.stderr)
     return 0
 
 
 EXIT_NO_SANDBOX = 2  # nothing can confine a worker here (or not as asked): nothing was graded
-EXIT_BAD_SETTINGS = 2  # a setting (file or option) that cannot be: said, nothing graded
+# EXIT_BAD_SETTINGS = 2 (command_line.py): a setting (file or option) that cannot be: said, nothing graded
 EXIT_GRADER_FAULT = 3  # the grader failed (a worker could not be started, a check broke): no score written
 # EXIT_OUTPUT = 4 (engine/output_file.py): an output could not be written (full disk, I/O error); earlier files kept
 
@@ -114,12 +116,14 @@ def _remove(path):
             pass
 
 
-def settings_command(args):
+@dataclass(frozen=True)
+class ShowOptions:
+    markdown: bool
+
+
+def settings_command(settings: Settings, options: ShowOptions) -> int:
     """`settings`: every setting with its value in force (defaults, the settings file, the options) and help."""
-    settings = _settings(args, "settings")
-    if settings is None:
-        return EXIT_BAD_SETTINGS
-    if args.markdown:
+    if options.markdown:
         print(markdown(), end="")
         return 0
     print(describe(settings))
@@ -157,15 +161,8 @@ def take_workdir(argv: list[str]) -> list[str]:
     return argv
 
 
-def main(argv=None):
-    safe_streams()
-    argv = take_workdir(list(sys.argv[1:] if argv is None else argv))
-    if argv[:2] == ["grade-all", "merge"]:  # joins the shards of `grade-all --shard I/N`
-        from .flows import batch_merge
-        return batch_merge.main(argv[2:])
-    if argv and argv[0] in PASSED_ON:
-        module = importlib.import_module(PASSED_ON[argv[0]][0])
-        return module.main(argv[1:])
+def parser() -> argparse.ArgumentParser:
+    """The whole command line but the subcommands passed on (PASSED_ON, `grade-all merge`)."""
     parser = argparse.ArgumentParser(prog=prog(), description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", metavar="DIR",
@@ -173,7 +170,7 @@ def main(argv=None):
                              "directory (a checkout: the checkout). Give it before the subcommand.")
     commands = parser.add_subparsers(dest="command", required=True)
     grade = commands.add_parser("grade", help="grade one notebook")
-    grade.set_defaults(handler=_grade)
+    grade.set_defaults(handler=_grade, options=GradeOptions)
     grade.add_argument("notebook")
     grade.add_argument("--out", default="results.json", help="results.json path ('-' for stdout)")
     grade.add_argument("--junit-xml", help="also write JUnit XML here, for any CI")
@@ -182,16 +179,28 @@ def main(argv=None):
     add_options(grade)
     shown = commands.add_parser("settings", help="print every setting in force, with its help (the file's and "
                                                  "the options' values included)")
-    shown.set_defaults(handler=settings_command)
+    shown.set_defaults(handler=settings_command, options=ShowOptions)
     shown.add_argument("--markdown", action="store_true", help="the reference of every setting (docs/settings.md)")
     add_options(shown)
     for name in FLOW_COMMANDS:
         importlib.import_module(f"autograder.flows.{name}").register(commands)
     for name, (_, help_text) in PASSED_ON.items():  # listed in --help; never parsed here (see above)
         commands.add_parser(name, help=help_text + f"; `{name} --help` for its options", add_help=False)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    safe_streams()
+    argv = take_workdir(list(sys.argv[1:] if argv is None else argv))
+    if argv[:2] == ["grade-all", "merge"]:  # joins the shards of `grade-all --shard I/N`
+        from .flows import batch_merge
+        return batch_merge.main(argv[2:])
+    if argv and argv[0] in PASSED_ON:
+        module = importlib.import_module(PASSED_ON[argv[0]][0])
+        return module.main(argv[1:])
+    args = parser().parse_args(argv)
     try:
-        return args.handler(args)
+        return dispatch(args, args.command)  # the Settings and the command's options record, made once
     except OSError as err:  # a full disk, an I/O error: one line naming the path and the cause, no traceback
         from .engine.output_file import EXIT_OUTPUT, said
         print(said(args.command, err), file=sys.stderr)

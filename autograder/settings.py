@@ -2,7 +2,9 @@
 to the worker (standard library only: parsing a command line must not import PyTorch).
 
     Settings                 what a flow grades with: feedback, visibility, confinement, parts, and
-      .limits  Limits        what one submission may use (the worker gets them as sandbox/config.py's WorkerConfig)
+      .limits  Limits        what one submission may use, and what of it the grader reads and keeps: every limit
+                             of the grader, declared here only (the worker's confinement reads them through
+                             sandbox/config.py's WorkerConfig, the hidden suites through their Student)
 
 Where they come from, later ones winning: the defaults below; a TOML file beside the course
 (``week7-grader.toml`` in the working directory, or ``--config FILE``); the command line (every
@@ -15,7 +17,8 @@ field is an option: ``--feedback``, ``--call-seconds`` ...); for the nbgrader fl
     [limits]
     submission_seconds = 600
 
-``python -m autograder settings`` prints the whole surface with the values in force.
+``python -m autograder settings`` prints the whole surface with the values in force. A command line becomes a
+Settings once (command_line.py, with from_args below); the flows are handed it, never the parsed options.
 """
 from __future__ import annotations
 
@@ -69,10 +72,15 @@ def visibility_help() -> str:
 
 @dataclass(frozen=True)
 class Limits:
-    """What one submission may use. Enforced from outside the worker (engine/supervisor.py, sandbox/)."""
+    """What one submission may use, and what of it the grader reads and keeps. Enforced from outside the worker
+    (engine/supervisor.py, sandbox/), each declared here once: the flows, the worker's confinement
+    (sandbox/config.py's WorkerConfig) and the hidden suites read them from the Settings they are given."""
     call_seconds: float = setting(10.0, "seconds for one call of a graded function (its model requests included)")
     cell_seconds: float = setting(30.0, "seconds for one notebook cell at start-up")
     submission_seconds: float = setting(300.0, "seconds for everything of one submission", option="budget")
+    training_seconds: float = setting(120.0, "seconds for the training check's whole run (the lab's smoke run, "
+                                             "calling the student's mask, shift and loss; each call within "
+                                             "call_seconds)")
     memory_mib: int = setting(4096, "MiB of memory for the worker's whole tree (and each process's address space)")
     reply_mib: int = setting(64, "MiB of the largest reply the grader reads")
     file_mib: int = setting(64, "MiB of the largest file the worker may write")
@@ -80,7 +88,31 @@ class Limits:
     processes: int = setting(256, "processes and threads of the worker's tree")
     max_restarts: int = setting(12, "workers one submission may use up (a crashed or hung one is replaced)")
     arena_mib: int = setting(16, "MiB of shared memory for one call's tensor arguments")
+    notebook_mib: int = setting(32, "MiB of the largest notebook read from a submission, in every flow (a larger one "
+                                    "scores 0 with a message saying why; the released notebook is ~60 KiB)")
+    cell_output_chars: int = setting(4000, "characters of one cell's printed output kept for the feedback (the rest "
+                                           "is dropped, and the output says how much)")
+    output_chars: int = setting(1_000_000, "characters of printed output kept of the whole notebook")
     model_seconds: float = setting(20.0, "seconds of the grader's own CPU running lab models for one submission")
+    model_passes: int = setting(512, "forward passes of the lab models that one call of a graded function may ask "
+                                     "the grader to run (an honest one asks for 2, the most thorough check ~113)")
+    model_tokens: int = setting(8192, "tokens (N * T) of one such forward pass (8192: 4 MiB of attention weights)")
+    call_model_tokens: int = setting(65536, "tokens of all the forward passes of one call (an honest "
+                                            "prefix_change asks for 40, the most thorough check ~2,300)")
+    grader_grace_seconds: float = setting(300.0, "seconds beyond submission_seconds that a flow waits for one "
+                                                 "grade before it takes the grader itself for hung (grade-all's "
+                                                 "grading processes, nbgrader's grading service)")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "limits") -> Limits:
+        """Strict, as Settings.from_dict (the worker's config carries them so: sandbox/config.py)."""
+        return _build(cls, data, where)
+
+    @property
+    def grade_wait(self) -> float:
+        """Seconds a flow waits for one grade from a grading process of its own: the submission's budget, then
+        the grace (the budget stops student code; this only catches a grader that hangs)."""
+        return self.submission_seconds + self.grader_grace_seconds
 
 
 @dataclass(frozen=True)
@@ -218,6 +250,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                                help=helptext)
 
 
+def option_names() -> set[str]:
+    """The names add_options gives the parsed command line (a command's own options are the rest)."""
+    return {"config", *(f.name for f in fields(Settings) if f.name != "limits"), *(f.name for f in fields(Limits))}
+
+
 def from_args(args: argparse.Namespace, workdir: Path | None = None) -> Settings:
     """The defaults, then the settings file (``--config``, or week7-grader.toml in ``workdir``), then the options
     given on the command line. SettingsError for anything that cannot be."""
@@ -265,9 +302,10 @@ def markdown() -> str:
         "(`.venv/bin/python -m autograder settings --markdown > docs/settings.md`; do not edit by hand).",
         "",
         f"Where they come from, later ones winning: the defaults below; `{CONFIG_FILE}` in the working directory "
-        "(or `--config FILE`); the options of `grade`, `grade-all` and `make gradescope` (the option column); in an "
-        "nbgrader course, `c.SandboxGrading.<name>` in `nbgrader_config.py` (the same names). `make gradescope` puts "
-        f"them in the zip as `{CONFIG_FILE}`. In the file, the limits go under `[limits]`. "
+        "(or `--config FILE`); the options of `grade`, `grade-all`, `written`, `crosscheck` and `make gradescope` "
+        "(the option column); in an nbgrader course, `c.SandboxGrading.<name>` in `nbgrader_config.py` (the same "
+        f"names). `make gradescope` puts them in the zip as `{CONFIG_FILE}`. In the file, the limits go under "
+        "`[limits]`. "
         "`.venv/bin/python -m autograder settings` prints every setting in force with its help.",
         "",
     ]
@@ -284,15 +322,3 @@ def markdown() -> str:
             lines.append(f"| `{f.name}` | `{option}` | {_cell(kind)} | `{value}` | {_cell(f.metadata['help'])} |")
         lines.append("")
     return "\n".join(lines)
-
-
-def resolve(args: argparse.Namespace, workdir: Path | None = None) -> Settings:
-    """from_args, then the resolved values written back onto ``args`` under the names the flows read
-    (feedback, visibility, confinement, unsafe_no_sandbox, part, budget): the Settings is the one source."""
-    settings = from_args(args, workdir)
-    args.settings = settings
-    for name in ("feedback", "visibility", "confinement", "unsafe_no_sandbox"):
-        setattr(args, name, getattr(settings, name))
-    args.part = list(settings.parts) or None
-    args.budget = settings.limits.submission_seconds
-    return settings

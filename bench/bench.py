@@ -145,7 +145,7 @@ def inner_warm(paths):
 
         Shown on its own; in a grade the first check waits for it, so it is inside "tests" too.
         """
-        session = WorkerSession(grader.template, read_code_cells(path))
+        session = WorkerSession(grader.template, read_code_cells(path, grader.limits.notebook_mib))
         t = time.perf_counter()
         try:
             session._ready()

@@ -6,6 +6,7 @@ every layout the module docstring promises, mixed in one folder, and the rules b
 """
 from autograder.assignment import NAME, NOTEBOOK_FILE
 from autograder.flows.discover import discover
+from autograder.settings import Limits
 
 
 def _nb(path):
@@ -15,7 +16,7 @@ def _nb(path):
 
 
 def _found(folder):
-    return {s.student: (s.notebook and s.notebook.relative_to(folder).as_posix(), s.status) for s in discover(folder, NAME)}
+    return {s.student: (s.notebook and s.notebook.relative_to(folder).as_posix(), s.status) for s in discover(folder, NAME, Limits().notebook_mib)}
 
 
 def test_every_layout_in_one_folder(tmp_path):
@@ -28,7 +29,7 @@ def test_every_layout_in_one_folder(tmp_path):
     assert _found(tmp_path) == {"ann": ("ann.ipynb", ""), "ben": ("ben/whatever.ipynb", ""),
                                 "cat": (f"cat/{NAME}/{NOTEBOOK_FILE}", ""),
                                 "smithjane": (f"smithjane_12345_678901_{NOTEBOOK_FILE}", "")}
-    assert [s.student for s in discover(tmp_path, NAME)] == ["ann", "ben", "cat", "smithjane"]  # sorted
+    assert [s.student for s in discover(tmp_path, NAME, Limits().notebook_mib)] == ["ann", "ben", "cat", "smithjane"]  # sorted
 
 
 def test_an_nbgrader_course_is_read_from_its_submitted_folder(tmp_path):
@@ -36,7 +37,7 @@ def test_an_nbgrader_course_is_read_from_its_submitted_folder(tmp_path):
     _nb(tmp_path / "source" / NAME / NOTEBOOK_FILE)  # the instructor's, never a student
     (tmp_path / "gradebook.db").write_text("")
     assert _found(tmp_path / "submitted") == {"dee": (f"dee/{NAME}/{NOTEBOOK_FILE}", "")}
-    assert [s.student for s in discover(tmp_path, NAME)] == ["dee"]
+    assert [s.student for s in discover(tmp_path, NAME, Limits().notebook_mib)] == ["dee"]
 
 
 def test_the_assignment_folder_is_preferred_to_other_subfolders(tmp_path):
@@ -56,7 +57,7 @@ def test_several_notebooks_or_none_is_a_row_that_says_so(tmp_path):
     _nb(tmp_path / "gus" / "b.ipynb")
     (tmp_path / "hal").mkdir()
     (tmp_path / "hal" / "notes.txt").write_text("no notebook")
-    found = {s.student: s for s in discover(tmp_path, NAME)}
+    found = {s.student: s for s in discover(tmp_path, NAME, Limits().notebook_mib)}
     assert found["gus"].notebook is None and found["gus"].status == "several-notebooks"
     assert "a.ipynb, b.ipynb" in found["gus"].detail
     assert found["hal"].notebook is None and found["hal"].status == "no-notebook"
@@ -73,14 +74,14 @@ def test_hidden_entries_and_checkpoints_are_skipped(tmp_path):
 def test_the_same_student_twice_gets_two_rows(tmp_path):
     _nb(tmp_path / "jo.ipynb")
     _nb(tmp_path / "jo" / NOTEBOOK_FILE)
-    assert sorted(s.student for s in discover(tmp_path, NAME)) == ["jo", "jo~2"]
+    assert sorted(s.student for s in discover(tmp_path, NAME, Limits().notebook_mib)) == ["jo", "jo~2"]
 
 
 def test_skip_leaves_out_a_path(tmp_path):
     _nb(tmp_path / "kim.ipynb")
     out = tmp_path / "grades_feedback"
     _nb(out / "kim" / "feedback.ipynb")
-    assert [s.student for s in discover(tmp_path, NAME, skip=[out])] == ["kim"]
+    assert [s.student for s in discover(tmp_path, NAME, Limits().notebook_mib, skip=[out])] == ["kim"]
 
 
 def test_a_suffix_never_takes_another_students_name(tmp_path):
@@ -100,5 +101,5 @@ def test_names_alike_in_the_csv_get_two_rows(tmp_path):
     _nb(tmp_path / "ann\tlee.ipynb")
     _nb(tmp_path / "ann\\x09lee.ipynb")
     from autograder.flows.batch_summary import student_key
-    keys = [student_key(s.student) for s in discover(tmp_path, NAME)]
+    keys = [student_key(s.student) for s in discover(tmp_path, NAME, Limits().notebook_mib)]
     assert len(set(keys)) == 2, keys

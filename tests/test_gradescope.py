@@ -56,9 +56,9 @@ def _fifo(submission):
 
 
 def _too_large(submission):
-    from autograder.engine.submission_file import MAX_NOTEBOOK_BYTES
+    from autograder.settings import Limits
     with open(submission / NB, "wb") as handle:
-        handle.truncate(MAX_NOTEBOOK_BYTES + (1 << 20))
+        handle.truncate((Limits().notebook_mib << 20) + (1 << 20))
 
 
 def _hostile(submission):

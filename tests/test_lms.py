@@ -9,6 +9,7 @@ import pytest
 
 from autograder.flows import lms
 from autograder.flows.discover import canvas_upload, discover, student_of_file
+from autograder.settings import Limits
 from tests.batch.small_class import HOSTILE, ROSTER, write_roster
 
 from autograder.assignment import NAME, ROOT
@@ -36,7 +37,7 @@ def test_discovery_names_a_canvas_upload_by_its_lastfirst(tmp_path):
     for name in (f"smithjane_12345_678901_{NAME}.ipynb", f"doejohn_late_22222_333333_{NAME}.ipynb",
                  "alice.ipynb"):
         (tmp_path / name).write_text("{}")
-    assert [s.student for s in discover(tmp_path, f"{NAME}")] == ["alice", "doejohn", "smithjane"]
+    assert [s.student for s in discover(tmp_path, f"{NAME}", Limits().notebook_mib)] == ["alice", "doejohn", "smithjane"]
 
 
 def _rows(*specs):

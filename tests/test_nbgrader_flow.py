@@ -757,12 +757,13 @@ def test_feedback_levels_render_each_check():
 
 def test_symlinked_submission_is_refused(graded_course, tmp_path):
     from autograder.flows.nbgrader.record import Unreadable, read_submission
+    from autograder.settings import Limits
     path = _copy(graded_course, tmp_path)
     target = notebook_path(path, "submitted", "blank")
     target.unlink()
     target.symlink_to(notebook_path(path, "submitted", "solution"))
     with pytest.raises(Unreadable, match="symbolic links are refused"):
-        read_submission(path, "blank")
+        read_submission(path, "blank", Limits().notebook_mib)
 
 
 def test_hide_hidden_tests_strips_graded_tracebacks():

@@ -25,8 +25,11 @@ from hostile import build as build_notebook
 
 from autograder.engine import safe_text, submission_file
 from autograder.engine.safe_text import REDACTED, Redactor, csv_cell, csv_text, grader_secrets, text, xml_text
-from autograder.settings import FEEDBACK_LEVELS
+from autograder.settings import FEEDBACK_LEVELS, Limits
 from tests.points import points, total
+
+LIMIT_MIB = Limits().notebook_mib  # the default every flow reads an upload within
+LIMIT_BYTES = LIMIT_MIB << 20
 
 NB = NOTEBOOK_FILE
 SOLUTION = INSTRUCTOR_NOTEBOOK
@@ -121,7 +124,7 @@ def test_command_lines_parse_without_pytorch():
 def test_reads_a_regular_notebook(tmp_path):
     path = tmp_path / NB
     path.write_bytes(b'{"cells": []}')
-    assert submission_file.read_notebook(path) == b'{"cells": []}'
+    assert submission_file.read_notebook(path, LIMIT_MIB) == b'{"cells": []}'
 
 
 @pytest.mark.parametrize("kind,what", [("symlink", "a symbolic link"), ("fifo", "a named pipe (FIFO)"),
@@ -134,7 +137,7 @@ def test_refuses_what_is_not_a_regular_file(tmp_path, kind, what):
      "directory": lambda: path.mkdir(), "dangling": lambda: path.symlink_to(tmp_path / "gone")}[kind]()
     started = time.monotonic()
     with pytest.raises(submission_file.SubmissionFileError) as err:
-        submission_file.read_notebook(path)
+        submission_file.read_notebook(path, LIMIT_MIB)
     assert time.monotonic() - started < 2  # a FIFO never blocks the reader
     assert str(err.value) == f"{NB} is {what}, not a regular file; upload the notebook file itself"
     assert err.value.kind == "not-a-notebook"
@@ -142,25 +145,26 @@ def test_refuses_what_is_not_a_regular_file(tmp_path, kind, what):
 
 def test_refuses_a_device_and_a_missing_file(tmp_path):
     with pytest.raises(submission_file.SubmissionFileError, match="null is a device, not a regular file"):
-        submission_file.read_notebook("/dev/null")
+        submission_file.read_notebook("/dev/null", LIMIT_MIB)
     with pytest.raises(submission_file.SubmissionFileError, match="does not exist") as err:
-        submission_file.read_notebook(tmp_path / NB)
+        submission_file.read_notebook(tmp_path / NB, LIMIT_MIB)
     assert err.value.kind == "no-notebook"
 
 
 def test_size_limit_is_the_students(tmp_path):
     path = tmp_path / NB
     with open(path, "wb") as handle:  # sparse: costs no disk
-        handle.truncate(submission_file.MAX_NOTEBOOK_BYTES + (1 << 20))
+        handle.truncate(LIMIT_BYTES + (1 << 20))
     with pytest.raises(submission_file.SubmissionFileError) as err:
-        submission_file.read_notebook(path)
+        submission_file.read_notebook(path, LIMIT_MIB)
     assert err.value.kind == "too-large"
-    limit = submission_file.MAX_NOTEBOOK_MIB
+    limit = LIMIT_MIB
     assert str(err.value).startswith(f"your notebook {NB} is {limit + 1:.1f} MiB; the limit is {limit} MiB")
-    path.write_bytes(b"x" * 1000)
-    assert len(submission_file.read_notebook(path, limit=1000)) == 1000
-    with pytest.raises(submission_file.SubmissionFileError, match="is 0.1 MiB; the limit is"):
-        submission_file.read_notebook(path, limit=999)
+    path.write_bytes(b"x" * (1 << 20))
+    assert len(submission_file.read_notebook(path, 1)) == 1 << 20
+    path.write_bytes(b"x" * ((1 << 20) + 1))
+    with pytest.raises(submission_file.SubmissionFileError, match="is 1.1 MiB; the limit is 1 MiB"):
+        submission_file.read_notebook(path, 1)
 
 
 def test_read_code_cells_uses_it(tmp_path):
@@ -168,7 +172,7 @@ def test_read_code_cells_uses_it(tmp_path):
     link = tmp_path / NB
     link.symlink_to(ROOT / "autograder" / "engine" / "grade.py")
     with pytest.raises(NotebookError) as err:
-        read_code_cells(link)
+        read_code_cells(link, LIMIT_MIB)
     assert "symbolic link, not a regular file" in str(err.value) and err.value.kind == "not-a-notebook"
 
 
@@ -202,12 +206,12 @@ def test_grade_all_discovery(tmp_path):
     os.mkfifo(subs / "fifo.ipynb")
     (subs / "dir.ipynb").mkdir()
     with open(subs / "big.ipynb", "wb") as handle:
-        handle.truncate(submission_file.MAX_NOTEBOOK_BYTES + 1)
+        handle.truncate(LIMIT_BYTES + 1)
     (subs / "carol").mkdir()
     os.mkfifo(subs / "carol" / NB)
     (subs / os.fsdecode(b"zo\xffe.ipynb")).write_text("{}")
     (subs / "README.md").write_text("roster")
-    found = {s.student: s for s in discover(subs, f"{NAME}")}
+    found = {s.student: s for s in discover(subs, f"{NAME}", LIMIT_MIB)}
     assert set(found) == {"alice", '=HYPERLINK("x")', "link", "fifo", "dir", "big", "carol", "zo\udcffe"}
     for name in ("alice", '=HYPERLINK("x")', "zo\udcffe"):
         assert found[name].notebook is not None and not found[name].status
@@ -399,7 +403,7 @@ def batch(tmp_path_factory, solution_notebook):
         student.mkdir()
         _upload(case, student)
     with open(subs / "huge.ipynb", "wb") as handle:
-        handle.truncate(submission_file.MAX_NOTEBOOK_BYTES + (1 << 20))
+        handle.truncate(LIMIT_BYTES + (1 << 20))
     out = base / "grades" / "grades.csv"
     cmd = [sys.executable, "-m", "autograder", "grade-all", str(subs), "--out", str(out), "--jobs", "2"]
     first = subprocess.run(cmd, cwd=ROOT, env=_env(marker), capture_output=True, timeout=1500)
@@ -517,7 +521,7 @@ def test_grade_all_rerun_resumes(batch):
 def test_grade_notebook_over_the_limit(tmp_path):
     path = tmp_path / NB
     with open(path, "wb") as handle:
-        handle.truncate(submission_file.MAX_NOTEBOOK_BYTES + (3 << 19))
+        handle.truncate(LIMIT_BYTES + (3 << 19))
     run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--out",
                           str(tmp_path / "results.json")], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]  # the student's failure, not a grader fault

@@ -90,8 +90,7 @@ def test_student_copy_has_no_instructor_banner_and_the_leak_check_catches_one(co
 def test_how_to_submit_states_the_grader_s_real_limits():
     """The section near the top names the file, where it goes, what runs, and the limits the grader enforces."""
     import re
-    from autograder.engine.submission_file import MAX_NOTEBOOK_MIB
-    from autograder.engine.supervisor import Limits
+    from autograder.settings import Limits
 
     cells = nbformat.read(STUDENT_NB, as_version=4).cells
     at = next(i for i, c in enumerate(cells) if "**How to submit**" in c.source)
@@ -100,7 +99,7 @@ def test_how_to_submit_states_the_grader_s_real_limits():
     limits = Limits()
     for needle in (f"{assignment.NAME}.ipynb", "Gradescope", "nbgrader", "GRADING=1", "if not GRADING:",
                    f"{limits.call_seconds:g} s for each call", f"{limits.cell_seconds:g} s for each cell",
-                   f"{limits.submission_seconds:g} s for the whole submission", f"{MAX_NOTEBOOK_MIB} MiB"):
+                   f"{limits.submission_seconds:g} s for the whole submission", f"{limits.notebook_mib} MiB"):
         assert needle in text, needle
     assert len(re.findall(r"^\* ", text, re.M)) <= 8, "keep it short"
 

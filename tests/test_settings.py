@@ -5,9 +5,11 @@ data (tests/test_gradescope.py), grade-all's grading processes get it whole (the
 nbgrader service is started with it (tests/test_nbgrader_flow.py).
 """
 import argparse
+import ast
 import dataclasses
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -100,3 +102,102 @@ def test_the_settings_reference_is_generated_from_the_fields():
     assert (ROOT / MARKDOWN_FILE).read_text() == page, (
         f"{MARKDOWN_FILE} differs from what autograder/settings.py generates: run "
         f"`.venv/bin/python -m autograder settings --markdown > {MARKDOWN_FILE}`")
+
+
+# ---- the flows are handed typed records, never a parsed command line ----------------------------------------
+PARSING = {"parse_args", "parse_known_args", "parse_intermixed_args", "parse_known_intermixed_args"}
+
+
+def namespace_uses(source: str) -> list[str]:
+    """Where ``source`` parses a command line or reads what argparse parsed: a parse_*args call, the name
+    Namespace, a parameter named ``args`` (or ``namespace``) or annotated Namespace. A ``*args`` is a call's
+    arguments, not a command line, and is left alone."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in PARSING:
+            found.append(f"line {node.lineno}: .{node.func.attr}()")
+        elif (isinstance(node, ast.Attribute) and node.attr == "Namespace") or \
+                (isinstance(node, ast.Name) and node.id == "Namespace"):
+            found.append(f"line {node.lineno}: Namespace")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            given = node.args
+            for arg in [*given.posonlyargs, *given.args, *given.kwonlyargs]:
+                annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+                if arg.arg in ("args", "namespace") or "Namespace" in annotation:
+                    found.append(f"line {node.lineno}: parameter {arg.arg}")
+    return found
+
+
+def test_the_scan_sees_a_namespace_read():
+    assert namespace_uses("def run(args):\n    return args.out\n")
+    assert namespace_uses("run = lambda args: install(args.course)\n")
+    assert namespace_uses("def main(argv):\n    options = parser().parse_args(argv)\n")
+    assert namespace_uses("def key(s):\n    return key(argparse.Namespace(settings=s))\n")
+    assert namespace_uses("def run(options: 'argparse.Namespace'):\n    pass\n")
+    assert not namespace_uses("def nbgrader(course, *args, check=True):\n    return list(args)\n")
+    assert not namespace_uses("def run(settings: Settings, options: GradeAll) -> int:\n    return options.jobs\n")
+
+
+def test_no_flow_reads_a_parsed_command_line():
+    """Every module under autograder/flows/ is handed Settings and its command's own typed record
+    (autograder/command_line.py makes both, once); none parses argv or reads an argparse Namespace."""
+    import autograder.flows
+
+    home = Path(autograder.flows.__file__).parent
+    flows = sorted(home.rglob("*.py"))
+    names = {p.relative_to(home).as_posix() for p in flows}
+    assert {"batch.py", "batch_merge.py", "gradescope/run.py", "gradescope/build.py", "nbgrader/course.py",
+            "nbgrader/service.py", "written/command.py", "lms.py"} <= names  # the scan reads the flows themselves
+    found = {p.relative_to(ROOT).as_posix(): uses for p in flows if (uses := namespace_uses(p.read_text()))}
+    assert not found, found
+
+
+def commands():
+    """(name, parser) of every command whose module is under autograder/flows/ or is cli.py itself."""
+    from autograder import cli
+    from autograder.flows import batch_merge
+    from autograder.flows.gradescope import build, run
+    from autograder.flows.nbgrader import course, hand, service
+
+    top = cli.parser()
+    subparsers = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    found = [(name, p) for name, p in subparsers.choices.items() if p.get_default("handler") is not None]
+    assert {name for name, _ in found} >= {"grade", "settings", "grade-all", "written", "class-report", "crosscheck",
+                                           "install-nbgrader"}
+    return found + [("grade-all merge", batch_merge.parser()), ("gradescope", build.parser()),
+                    ("run_autograder", run.parser()), ("nbgrader", course.parser()),
+                    ("nbgrader-hand", hand.parser()), ("grading service", service.parser())]
+
+
+def test_each_command_hands_its_flow_typed_records():
+    """The handler takes (Settings, its record) when the command has the settings' options, else its record; the
+    record's fields are the command's own options, one for one, so none is dropped or read untyped."""
+    import inspect
+    import typing
+
+    from autograder.settings import option_names
+
+    for name, parser in commands():
+        handler, record = parser.get_default("handler"), parser.get_default("options")
+        assert dataclasses.is_dataclass(record) and record.__dataclass_params__.frozen, name
+        dests = {a.dest for a in parser._actions if a.dest != "help"}
+        with_settings = "config" in dests
+        own = dests - (option_names() if with_settings else set())
+        assert own == {f.name for f in dataclasses.fields(record)}, name
+        hints = typing.get_type_hints(handler)
+        takes = [hints.get(p) for p in inspect.signature(handler).parameters]
+        assert takes == ([Settings, record] if with_settings else [record]), (name, takes)
+
+
+def test_the_worker_config_is_a_view_of_the_limits():
+    """sandbox/config.py's WorkerConfig declares none of the limits: it carries the Limits and reads through them."""
+    from autograder.sandbox.config import WorkerConfig
+
+    limits = Limits(memory_mib=1024, file_mib=8, disk_mib=32, processes=16)
+    config = WorkerConfig(limits=limits, keep=("/usr",))
+    assert (config.memory_mib, config.file_mib, config.disk_mib, config.processes) == (1024, 8, 32, 16)
+    assert WorkerConfig.from_json(config.to_json()) == config
+    assert not {f.name for f in dataclasses.fields(WorkerConfig)} & {f.name for f in dataclasses.fields(Limits)}
+    assert WorkerConfig().memory_mib == Limits().memory_mib
+    with pytest.raises(SettingsError):
+        WorkerConfig.from_json(b'{"limits": {"memory_mib": "4096"}}')

@@ -22,6 +22,9 @@ from autograder.flows.written import extract as ex
 from autograder.flows.written.hand import HandScoreError, hand_columns, load_hand, merge_hand, template
 
 from autograder.assignment import NAME, ROOT
+from autograder.settings import Limits
+
+MIB = Limits().notebook_mib
 PWNED = "SCRIPT-RAN"  # appears only if a student's script runs: the page holds it base64-encoded
 RUN = f"document.body.innerHTML = atob('{base64.b64encode(PWNED.encode()).decode()}')"
 MATH_ANSWER = (r"The loss stays near $\log 8 \approx 2.0794$ only without training; with zeros instead of positions "
@@ -104,18 +107,18 @@ def test_questions_come_from_the_released_notebook():
 def test_extraction_of_each_kind_of_notebook(klass, solution_notebook):
     qs, given = ex.questions(), ex.released_code()
     model = _model_answers(solution_notebook)
-    alice = ex.extract(klass / "alice.ipynb", "alice", qs, given)
+    alice = ex.extract(klass / "alice.ipynb", "alice", MIB, qs, given)
     assert alice.status == "read" and not alice.other
     assert {k: (a.found, a.text, a.experiments) for k, a in alice.answers.items()} == {
         k: ("grade_id", model[k], []) for k in model}
-    bob = ex.extract(klass / "bob.ipynb", "bob", qs, given)
+    bob = ex.extract(klass / "bob.ipynb", "bob", MIB, qs, given)
     assert all(a.blank and a.found == "grade_id" for a in bob.answers.values())
-    carol = ex.extract(klass / "carol.ipynb", "carol", qs, given)
+    carol = ex.extract(klass / "carol.ipynb", "carol", MIB, qs, given)
     assert {k: (a.found, a.text) for k, a in carol.answers.items()} == {
         k: ("after the question", model[k]) for k in model}
-    dave = ex.extract(klass / "dave.ipynb", "dave", qs, given)
+    dave = ex.extract(klass / "dave.ipynb", "dave", MIB, qs, given)
     assert dave.status == "not-a-notebook" and "not a valid Jupyter notebook" in dave.problem
-    erin = ex.extract(klass / "erin.ipynb", "erin", qs, given)
+    erin = ex.extract(klass / "erin.ipynb", "erin", MIB, qs, given)
     q1 = erin.answers["q1"]
     assert q1.text == MATH_ANSWER and [c.source for c in q1.experiments] == [EXPERIMENT]
     kinds = [o.kind for o in q1.experiments[0].outputs]
@@ -145,17 +148,17 @@ def test_one_notebook_never_stops_the_class(tmp_path, solution_notebook, monkeyp
     (folder / "oscar.ipynb").write_text(json.dumps(nb))
     model = _model_answers(solution_notebook)
     run = subprocess.run([sys.executable, "-c", "import sys; from autograder.flows.written.command import collect; "
-                          "print(len(collect(sys.argv[1])[1]))", str(folder)], cwd=ROOT, capture_output=True,
+                          "print(len(collect(sys.argv[1], int(sys.argv[2]))[1]))", str(folder), str(MIB)], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)  # a hang fails here instead of stalling the test run
     assert run.stdout.strip() == "3", run.stderr[-2000:]
-    _, written = collect(folder)
+    _, written = collect(folder, MIB)
     assert [w.student for w in written] == ["alice", "mallory", "oscar"]
     assert all(w.status == "read" and {k: a.text for k, a in w.answers.items()} == model for w in written)
 
     real = ex._extract
     monkeypatch.setattr(ex, "_extract", lambda cells, w, qs, given: (real if w.student == "alice" else None)(
         cells, w, qs, given))  # mallory's notebook makes the rule itself fail (TypeError)
-    _, written = collect(folder)
+    _, written = collect(folder, MIB)
     by = {w.student: w for w in written}
     assert by["alice"].status == "read" and by["alice"].answers["q1"].text == model["q1"]
     assert by["mallory"].status == by["oscar"].status == ex.UNREADABLE and "could not be read" in by["mallory"].problem

@@ -19,7 +19,8 @@ from .catalog import catalog
 from .plugin import Status, TestResult, run_suites
 from .student import Student
 from .submission_file import NOT_A_NOTEBOOK
-from .supervisor import CellReport, Limits, WorkerSession
+from ..settings import Limits
+from .supervisor import CellReport, WorkerSession
 
 if TYPE_CHECKING:
     from .template import Template
@@ -64,20 +65,21 @@ class NotebookError(Exception):
         self.kind = kind
 
 
-def read_code_cells(path: str | os.PathLike) -> list[str]:
+def read_code_cells(path: str | os.PathLike, notebook_mib: int) -> list[str]:
     """The code of each cell of the notebook at ``path``, read the one way every flow reads an upload.
 
-    Only a regular file within the size limit is read (engine/submission_file.py: no symbolic
-    link, FIFO, device or directory); anything else raises NotebookError with the message
-    every flow shows.
+    Only a regular file within ``notebook_mib`` (Limits.notebook_mib) is read (engine/submission_file.py: no
+    symbolic link, FIFO, device or directory); anything else raises NotebookError with the message every flow
+    shows.
     """
-    return read_submission(path)[0]
+    return read_submission(path, notebook_mib)[0]
 
 
-def read_submission(path: str | os.PathLike, data: bytes | None = None) -> tuple[list[str], str]:
-    """(code of each cell, sha256 of the bytes those cells came from): the file is read once, so the
-    probes drawn from the hash are those of the very bytes that run. ``data``: the bytes of ``path`` the
-    caller already read (and hashed): those are parsed, and the file is not read again."""
+def read_submission(path: str | os.PathLike, notebook_mib: int, data: bytes | None = None) -> tuple[list[str], str]:
+    """(code of each cell, sha256 of the bytes those cells came from): the file is read once, within
+    ``notebook_mib`` (Limits.notebook_mib), so the probes drawn from the hash are those of the very bytes that
+    run. ``data``: the bytes of ``path`` the caller already read (and hashed): those are parsed, and the file is
+    not read again."""
     import hashlib
 
     from .submission_file import SubmissionFileError, read_notebook
@@ -85,7 +87,7 @@ def read_submission(path: str | os.PathLike, data: bytes | None = None) -> tuple
     path = Path(path)
     if data is None:
         try:
-            data = read_notebook(path)
+            data = read_notebook(path, notebook_mib)
         except SubmissionFileError as err:
             raise NotebookError(str(err), err.kind) from None
     try:
@@ -172,18 +174,19 @@ def grade_notebook(path: str | os.PathLike, template: Template, parts: Iterable[
     ``data``: the notebook's bytes when the caller has read them (the report is of those, never of a
     later version of the file)."""
     started = time.monotonic()
+    limits = limits or Limits()
     try:
-        cells, digest = read_submission(path, data)
+        cells, digest = read_submission(path, limits.notebook_mib, data)
     except (NotebookError, OSError) as err:
         return failed_everywhere(path, str(err), parts, started)
     import torch  # the suites' own computations: one thread, like the worker and the reference run
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny tensors; a second thread only adds OpenMP hand-offs (10x slower when busy)
-    session = WorkerSession(template, cells, limits or Limits(), hide=hide)
+    session = WorkerSession(template, cells, limits, hide=hide)
     try:
         session.prefetch()  # the worker runs the notebook while pytest collects
         probes.use_submission(probes.submission_base(secret.load(), digest))
-        results = run_suites(Student(session), parts)
+        results = run_suites(Student(session, limits), parts)
         cells_run = session.execution_report()
     finally:
         probes.use_submission(0)

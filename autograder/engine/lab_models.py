@@ -11,9 +11,11 @@ when the worker changed them, the weights it was sent. So the checks read from h
   flags the worker reported for the model it handed over (``settle``), as model.train()
   would have set them. A worker that reports nothing leaves the last pass's flags.
 
-The grader's weights never change: weights the worker sent run on a copy. What the passes may cost the
-grading process (it is outside the worker's budget) is bounded: tokens per pass and per call, and the
-grader's own CPU time per submission (Limits.model_seconds), with denormal numbers flushed to zero.
+The grader's weights never change: weights the worker sent run on a copy. Forward passes run in the grading
+process, outside the worker's budget, so what they may cost is bounded (autograder/settings.py Limits): passes
+per call (model_passes, counted by the worker session), tokens per pass (model_tokens) and per call
+(call_model_tokens), and the grader's own CPU time per submission (model_seconds), with denormal numbers
+flushed to zero.
 """
 from __future__ import annotations
 
@@ -25,13 +27,9 @@ from torch import nn
 
 from ..sandbox import protocol, wire
 from ..sandbox.replica import fresh_copy, mode_vector, set_modes
+from ..settings import Limits
 
 FLOATS = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
-# Forward passes run in the grading process, outside the worker's budget, so what one call may ask is bounded:
-# tokens per pass (N * T; 4 MiB of attention weights) and over the call. An honest prefix_change asks for
-# 2 * N * T = 40; a check trying every later position with every token, one sample at a time, ~2,300.
-MAX_TOKENS = 8_192
-MAX_CALL_TOKENS = 65_536
 
 
 def is_lab_model(value: object) -> bool:
@@ -53,14 +51,15 @@ def _dropout_of(model: nn.Module) -> float:
     return next((float(m.p) for m in model.modules() if isinstance(m, nn.Dropout)), 0.0)
 
 
-def tokens_error(tokens: object, model: Any) -> str:
-    """Why ``tokens`` cannot go into one of our lab models, or "" (the worker asked for a forward pass)."""
+def tokens_error(tokens: object, model: Any, max_tokens: int) -> str:
+    """Why ``tokens`` cannot go into one of our lab models in one pass of at most ``max_tokens`` (N * T), or ""
+    (the worker asked for a forward pass)."""
     if not isinstance(tokens, torch.Tensor) or tokens.dtype not in (torch.int64, torch.int32, torch.int16,
                                                                     torch.int8, torch.uint8):
         return "the model takes a tensor of token ids (integers)"
     vocab, length = model.embedding.num_embeddings, model.positions.size(0)
-    if tokens.dim() != 2 or not 1 <= tokens.size(1) <= length or not 1 <= tokens.numel() <= MAX_TOKENS:
-        return (f"the model takes tokens of shape (N, T) with 1 <= T <= {length} (and N * T <= {MAX_TOKENS} while "
+    if tokens.dim() != 2 or not 1 <= tokens.size(1) <= length or not 1 <= tokens.numel() <= max_tokens:
+        return (f"the model takes tokens of shape (N, T) with 1 <= T <= {length} (and N * T <= {max_tokens} while "
                 f"grading); got {tuple(tokens.shape)}")
     if int(tokens.min()) < 0 or int(tokens.max()) >= vocab:
         return f"token ids must lie in 0..{vocab - 1}"
@@ -89,12 +88,13 @@ def _modes_ok(modes: object, model: nn.Module) -> bool:
 class ServedModels:
     """The lab models handed to one call, by handle; what their forward passes ran in."""
 
-    def __init__(self, seconds: float = 20.0) -> None:
+    def __init__(self, limits: Limits, seconds: float) -> None:
         self.models: dict[int, nn.Module] = {}
+        self.limits = limits  # model_tokens, call_model_tokens
         self.budget = seconds  # the grader's own time these passes may take (what is left of the submission's)
         self.seconds = 0.0  # spent so far
         self.forward_modes: list[bool] = []  # dropout active, per forward pass the grader ran
-        self.tokens = 0  # tokens of every pass run so far (MAX_CALL_TOKENS)
+        self.tokens = 0  # tokens of every pass run so far (Limits.call_model_tokens)
 
     def outgoing(self, model: nn.Module) -> wire.RemoteModel:
         handle = len(self.models)
@@ -110,10 +110,12 @@ class ServedModels:
             return protocol.ModelResult(False, error=f"unknown model request {op.op!r}")
         if not _modes_ok(op.modes, model):
             return protocol.ModelResult(False, error=STRUCTURE_CHANGED)
-        problem = tokens_error(op.tokens, model) or (_state_error(op.state, model) if op.state is not None else "")
+        problem = tokens_error(op.tokens, model, self.limits.model_tokens) or (
+            _state_error(op.state, model) if op.state is not None else "")
         tokens: Any = op.tokens  # a Tensor, once tokens_error found nothing wrong with it
-        if not problem and self.tokens + tokens.numel() > MAX_CALL_TOKENS:
-            problem = f"one call may run the lab model on at most {MAX_CALL_TOKENS} tokens in all while grading"
+        if not problem and self.tokens + tokens.numel() > self.limits.call_model_tokens:
+            problem = (f"one call may run the lab model on at most {self.limits.call_model_tokens} tokens in all "
+                       "while grading")
         if not problem and self.seconds >= self.budget:
             problem = ("the lab model has run for all the time one submission may have it run while grading "
                        f"({self.budget:.0f} s of the grader's time); no more forward passes")

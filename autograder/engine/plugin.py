@@ -19,7 +19,9 @@ GRADER_FAILED = "Autograder failed on this check; your instructor has the detail
 
 # What students are shown, least to most (--feedback): declared in autograder/settings.py.
 from ..settings import DEFAULT_FEEDBACK, FEEDBACK_LEVELS  # noqa: E402,F401
-HISTORY_PER_FUNCTION = 12  # calls per function kept to rule diagnosed causes out (autograder.diagnosis)
+# Calls per function kept to rule diagnosed causes out (autograder.diagnosis): what the diagnosis needs to see,
+# not a limit on the submission (its calls all run; the rest are only not kept).
+HISTORY_PER_FUNCTION = 12
 
 
 class Status(StrEnum):

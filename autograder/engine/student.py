@@ -10,6 +10,7 @@ import gc
 import pytest
 
 from ..sandbox import wire
+from ..settings import Limits
 from .call_result import CallResult
 # The faults have a module of their own (the worker session raises them too); the hidden suites
 # import them from here, their public home.
@@ -28,12 +29,13 @@ class Student:
     CallResult (value, and what the grader observed: mutated arguments, model modes).
     """
 
-    def __init__(self, transport):
+    def __init__(self, transport, limits: Limits | None = None) -> None:
         self._transport = transport
+        self.limits = limits or Limits()  # the grade's limits, for the suites that bound a run of their own (training)
         # Every call of the current check, as sent and as answered (diagnosis.core.Call): the
         # grading plugin clears it when a check starts and, if the check fails, hands it to
         # autograder.diagnosis. Tensors are cloned before sending; models are the grader's own.
-        self.calls = []
+        self.calls: list = []
 
     def call(self, name, *args, timeout=None, **kwargs):
         result = self._send(name, args, kwargs, False, timeout)
@@ -74,7 +76,8 @@ class Student:
 # The largest reply kept for the diagnosis. Calls are kept until the grade ends (the failed checks'
 # calls, a per-function history), in the grading process, outside the worker's memory budget: a
 # submission returning 60 MiB tensors grew it to 4 GiB (tests/corpus/redteam/big_replies_kept.py).
-# Honest replies to the probes are a few KiB.
+# Honest replies to the probes are a few KiB. Not one of the Limits: it bounds the grader's own memory, not what a
+# submission may use (a larger reply is graded all the same, only not diagnosed).
 RECORD_BYTES = 1 << 20
 COLLECT_AFTER_BYTES = 256 << 20  # large replies received since the last collection
 

@@ -10,7 +10,8 @@ refused gets the same message in every flow, for the student:
     your notebook week7_attention.ipynb is 40.2 MiB; the limit is 32 MiB ...
 
 A notebook over the limit is the student's failure (score 0 with that message), never a
-grader fault. ``MAX_NOTEBOOK_MIB`` is the one place the limit is set.
+grader fault. The limit is the settings' ``Limits.notebook_mib`` (autograder/settings.py), which every
+caller passes: no flow reads a notebook without it.
 """
 import errno
 import math
@@ -18,10 +19,6 @@ import os
 import stat
 from enum import StrEnum
 from pathlib import Path
-
-MAX_NOTEBOOK_MIB = 32  # far above an honest notebook (the released one is ~60 KiB; 5 MiB literals grade)
-MAX_NOTEBOOK_BYTES = MAX_NOTEBOOK_MIB << 20
-
 
 
 class SubmissionStatus(StrEnum):
@@ -31,7 +28,7 @@ class SubmissionStatus(StrEnum):
     INCOMPLETE = "incomplete"  # the worker broke (time budget, crashes): the points are partial
     GRADER_ERROR = "grader-error"  # ours, never the student's; retried on the next run
     NOT_A_NOTEBOOK = "not-a-notebook"  # the file is no notebook we will read (a link, invalid JSON, ...)
-    TOO_LARGE = "too-large"  # over MAX_NOTEBOOK_MIB
+    TOO_LARGE = "too-large"  # over Limits.notebook_mib
     NO_NOTEBOOK = "no-notebook"  # the submission holds no .ipynb
     SEVERAL_NOTEBOOKS = "several-notebooks"  # and none of them is named like the assignment
 
@@ -78,18 +75,18 @@ def refusal(name, mode):
     return f"{name} is {what}, not a regular file; upload the notebook file itself"
 
 
-def too_large(name, size, limit=MAX_NOTEBOOK_BYTES):
+def too_large(name: str, size: int, limit_mib: int) -> str:
     mib = math.ceil(size / (1 << 20) * 10) / 10  # rounded up: never "32.0 MiB; the limit is 32 MiB"
-    return (f"your notebook {name} is {mib:.1f} MiB; the limit is {limit / (1 << 20):g} MiB. Clear its outputs "
+    return (f"your notebook {name} is {mib:.1f} MiB; the limit is {limit_mib:g} MiB. Clear its outputs "
             f"and remove large data from its cells, then submit it again")
 
 
-def check(path, limit=MAX_NOTEBOOK_BYTES):
-    """Raise SubmissionFileError if ``path`` (not followed) is not a regular file within ``limit``.
+def check(path: str | os.PathLike, limit_mib: int) -> os.stat_result:
+    """Raise SubmissionFileError if ``path`` (not followed) is not a regular file within ``limit_mib`` MiB.
 
     For finding submissions without reading them; ``read_notebook`` checks again on what it opens.
     """
-    path = Path(path)
+    path, limit = Path(path), limit_mib << 20
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -99,14 +96,14 @@ def check(path, limit=MAX_NOTEBOOK_BYTES):
     if not stat.S_ISREG(st.st_mode):
         raise SubmissionFileError(refusal(path.name, st.st_mode))
     if st.st_size > limit:
-        raise SubmissionFileError(too_large(path.name, st.st_size, limit), TOO_LARGE)
+        raise SubmissionFileError(too_large(path.name, st.st_size, limit_mib), TOO_LARGE)
     return st
 
 
-def read_notebook(path, limit=MAX_NOTEBOOK_BYTES):
-    """The bytes of the regular file ``path``, at most ``limit`` of them; else SubmissionFileError."""
-    path = Path(path)
-    check(path, limit)  # no open() at all for a device, a FIFO or a link
+def read_notebook(path: str | os.PathLike, limit_mib: int) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit_mib`` MiB of them; else SubmissionFileError."""
+    path, limit = Path(path), limit_mib << 20
+    check(path, limit_mib)  # no open() at all for a device, a FIFO or a link
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(path, flags)
@@ -121,7 +118,7 @@ def read_notebook(path, limit=MAX_NOTEBOOK_BYTES):
         if not stat.S_ISREG(st.st_mode):  # swapped since the check
             raise SubmissionFileError(refusal(path.name, st.st_mode))
         if st.st_size > limit:
-            raise SubmissionFileError(too_large(path.name, st.st_size, limit), TOO_LARGE)
+            raise SubmissionFileError(too_large(path.name, st.st_size, limit_mib), TOO_LARGE)
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))
@@ -130,7 +127,8 @@ def read_notebook(path, limit=MAX_NOTEBOOK_BYTES):
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:  # grew while read
-                raise SubmissionFileError(too_large(path.name, max(total, os.fstat(fd).st_size), limit), TOO_LARGE)
+                raise SubmissionFileError(too_large(path.name, max(total, os.fstat(fd).st_size), limit_mib),
+                                          TOO_LARGE)
         return b"".join(chunks)
     except OSError as err:
         raise SubmissionFileError(f"{path.name} could not be read ({err.strerror})") from None

@@ -38,9 +38,9 @@ from .lab_models import ServedModels, is_lab_model
 from .call_result import CallResult
 from .faults import GraderFault, SubmissionFault, WorkerLost
 
-CELL_OUTPUT = 20_000  # characters of one cell's printed output kept for the reports
-OUTPUT_BUDGET = 1_000_000  # ... and of the whole notebook's
-START_SECONDS = 120.0  # a fresh worker's first message (confinement and start-up; no student code yet)
+# A fresh worker's first message (confinement and start-up). Not one of the Limits: no student code runs yet, so
+# silence then is the sandbox's fault, never the submission's.
+START_SECONDS = 120.0
 
 
 @dataclass
@@ -129,7 +129,7 @@ class WorkerSession:
         self.template, self.cells, self.limits = template, list(cells), limits or Limits()
         self.deadline = None  # the budget starts with the first worker, not with the template's start
         self.reports, self.skip, self.restarts = {}, set(), 0
-        self.output_kept = 0  # characters of cell output kept so far (OUTPUT_BUDGET)
+        self.output_kept = 0  # characters of cell output kept so far (Limits.output_chars)
         self.poisoned = {}  # function name -> why it is not called again
         self.model_seconds = 0.0  # the grader's CPU time spent running lab models for this submission
         self.hide = [str(p) for p in hide]
@@ -147,10 +147,8 @@ class WorkerSession:
         # package is), root's home, and the flow's own (--hide).
         hidden = sorted({*map(str, private()), "/autograder", "/root", *self.hide})
         keep = python_trees(hidden)
-        return WorkerConfig(mode=confinement.mode, memory_mib=self.limits.memory_mib, file_mib=self.limits.file_mib,
-                            disk_mib=self.limits.disk_mib, processes=self.limits.processes, keep=tuple(keep),
-                            hidden=tuple(hidden), own_uid=confinement.own_uid,
-                            landlock_abi=confinement.landlock_abi)
+        return WorkerConfig(mode=confinement.mode, limits=self.limits, keep=tuple(keep), hidden=tuple(hidden),
+                            own_uid=confinement.own_uid, landlock_abi=confinement.landlock_abi)
 
     def _remaining(self, cap):
         if self.deadline is None:
@@ -194,7 +192,7 @@ class WorkerSession:
                 socket.send_fds(worker.sock, [b"A"], [self.arena.fd])
             except OSError as err:
                 raise WorkerLost("stopped responding (it exited)") from err
-            self._send(worker, protocol.Init(self.cells, sorted(self.skip)))
+            self._send(worker, protocol.Init(self.cells, output_chars=self.limits.cell_output_chars, skip=sorted(self.skip)))
             worker.pending_cells = [i for i, source in enumerate(self.cells) if i not in self.skip and source.strip()]
             worker.state = WorkerState.RUNNING_NOTEBOOK
 
@@ -247,13 +245,17 @@ class WorkerSession:
                                                           f"it {lost}; the cell was skipped")
 
     def _report(self, event):
-        """Keep a cell's first result; its text within what is left of OUTPUT_BUDGET for the whole notebook."""
+        """Keep a cell's first result; its text within Limits.cell_output_chars (the worker was told so, and is not
+        trusted to have kept to it) and what is left of Limits.output_chars for the whole notebook."""
         if event.index in self.reports:
             return
-        room = max(0, OUTPUT_BUDGET - self.output_kept)
-        output = str(event.output)[:min(CELL_OUTPUT, room)]
+        room = max(0, self.limits.output_chars - self.output_kept)
+        printed = str(event.output)
+        output = printed[:min(self.limits.cell_output_chars, room)]
         self.output_kept += len(output)
-        self.reports[event.index] = CellReport(event.index, _error(event.error), output)
+        dropped = len(printed) - len(output) + min(max(0, event.dropped), 1 << 53)  # the worker's word: a number
+        note = f"\n[... {dropped} more characters of output dropped]" if dropped else ""
+        self.reports[event.index] = CellReport(event.index, _error(event.error), output + note)
 
     def _send(self, worker, record):
         try:  # a worker that stops reading must not hang the grader on a full socket buffer
@@ -333,7 +335,7 @@ class WorkerSession:
         if name in self.poisoned:
             raise WorkerLost(self.poisoned[name])
         self.arena.reset()
-        placed, models = [], ServedModels(self.limits.model_seconds - self.model_seconds)
+        placed, models = [], ServedModels(self.limits, self.limits.model_seconds - self.model_seconds)
         wire_args = [self._outgoing(a, placed, models, i) for i, a in enumerate(args)]
         wire_kwargs = {k: self._outgoing(v, placed, models, None) for k, v in kwargs.items()}
         for attempt in (1, 2):
@@ -379,13 +381,13 @@ class WorkerSession:
 
     def _exchange(self, worker, models, end, limit):
         """Serve the worker's forward passes until its Reply (lab_models.py notes what each ran in)."""
-        for _ in range(protocol.MAX_MODEL_OPS + 1):
+        for _ in range(self.limits.model_passes + 1):
             message = self._receive(worker, max(0.0, end - time.monotonic()), (protocol.ModelOp, protocol.Reply),
                                     limit)
             if isinstance(message, protocol.Reply):
                 return message
             self._send(worker, models.serve(message))
-        raise WorkerLost(f"asked the model more than {protocol.MAX_MODEL_OPS} times in one call")
+        raise WorkerLost(f"asked the model more than {self.limits.model_passes} times in one call")
 
     def execution_report(self):
         """The notebook's cell results; runs it now if no check needed a worker (so its errors are known)."""

@@ -61,6 +61,7 @@ def load_shared_torch():
     torch.testing.assert_close(torch.zeros(1), torch.zeros(1))
 
 
+# Watchdogs on the template itself, the grader's own machinery (no student code runs in it): not Limits.
 CLOSE_SECONDS = CLEAN_UP_SECONDS + 5.0  # the template's own bound for its keepers' clean-up, and a margin
 ANSWER_SECONDS = 120.0  # a template answers at once, or after its warm-up (~1-2 s); silence means it is stuck
 

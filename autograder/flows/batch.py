@@ -24,6 +24,8 @@ For a class larger than one machine: ``--shard I/N`` grades the I-th of N determ
 (flows/batch_shard.py), each job of an array into its own --out, and ``grade-all merge
 SHARD_CSV... --out grades.csv`` joins them into what one plain run writes (flows/batch_merge.py).
 """
+from __future__ import annotations
+
 import argparse
 import hashlib
 import json
@@ -32,6 +34,7 @@ import sys
 import tempfile
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import assignment
@@ -39,8 +42,7 @@ from ..assignment import NAME, PART_IDS as PARTS
 from ..engine import submission_file
 from ..engine.output_file import OutputError
 from ..engine.submission_file import SubmissionStatus as Row
-from ..settings import Settings, SettingsError, add_options, resolve
-from ..settings import DEFAULT_FEEDBACK
+from ..settings import Settings, add_options
 from ..engine.safe_text import redact, text as safe_line
 from . import batch_shard, batch_summary as out
 from .batch_pool import SUBMISSION_TOKEN, Pool
@@ -52,7 +54,7 @@ def register(subparsers):
     p = subparsers.add_parser("grade-all", help="grade a folder of submissions into a CSV (resumable); "
                                                 "`grade-all merge --help`: join the shards of --shard I/N runs",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, options=GradeAll)
     p.add_argument("submissions", help="folder of submissions (or an nbgrader course with submitted/)")
     p.add_argument("--out", default="grades.csv", help="CSV to write; feedback goes to <stem>_feedback/")
     p.add_argument("--jobs", type=int, default=1, help="grading processes, each with its own sandbox slot")
@@ -81,6 +83,30 @@ def register(subparsers):
     add_options(p)
 
 
+@dataclass(frozen=True)
+class Exports:
+    """The options for what is written besides the CSV: the LMS import files, the hand scores (grade-all's and
+    `grade-all merge`'s)."""
+    roster: str | None
+    lms: list[str] | None
+    lms_assignment: str
+    lms_missing: str
+    hand: str | None
+
+
+@dataclass(frozen=True)
+class GradeAll(Exports):
+    """`grade-all`'s own options (what it grades with is the Settings)."""
+    submissions: str
+    out: str
+    jobs: int
+    assignment: str
+    regrade: bool
+    replace: bool
+    debug: bool
+    shard: batch_shard.Shard | None
+
+
 def _shard_option(text: str) -> batch_shard.Shard:
     try:
         return batch_shard.parse(text)
@@ -88,14 +114,11 @@ def _shard_option(text: str) -> batch_shard.Shard:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def grader_key(args):
-    """What a finished result depends on besides the notebook: the grader's code and options."""
+def grader_key(settings: Settings) -> str:
+    """What a finished result depends on besides the notebook: the grader's code and settings."""
     digest = hashlib.sha256()
     for name, path in assignment.named_files(assignment.GRADE_INPUTS):
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    settings = getattr(args, "settings", None) or Settings(
-        feedback=getattr(args, "feedback", DEFAULT_FEEDBACK), visibility=args.visibility,
-        parts=tuple(args.part or ())).replace(submission_seconds=args.budget)
     # Everything that changes a grade: not how the worker was confined (every mode grades alike).
     options = {k: v for k, v in settings.to_dict().items() if k not in ("confinement", "unsafe_no_sandbox")}
     options["parts"] = sorted(options["parts"]) or None
@@ -105,16 +128,11 @@ def grader_key(args):
 
 # ---- the run ---------------------------------------------------------------------------
 
-def run(args):
+def run(settings: Settings, options: GradeAll) -> int:
     from . import progress
 
     # How workers will be confined, said before anything is read or graded; where none can be built, nothing is.
     from ..sandbox.confinement import ConfinementUnavailable, probe
-    try:
-        settings = resolve(args, assignment.workdir())
-    except SettingsError as why:
-        print(f"grade-all: {why}", file=sys.stderr)
-        return 2
     try:
         confinement = probe(settings.confinement, settings.unsafe_no_sandbox)
     except ConfinementUnavailable as why:
@@ -127,61 +145,62 @@ def run(args):
         print(f"grade-all: {why}", file=sys.stderr)
         return 2
     print(confinement.line(), file=sys.stderr)
-    source = Path(args.submissions).resolve()
+    source = Path(options.submissions).resolve()
     if not source.is_dir():
-        print(f"grade-all: {args.submissions} is not a folder", file=sys.stderr)
+        print(f"grade-all: {options.submissions} is not a folder", file=sys.stderr)
         return 2
-    csv_path = Path(args.out).resolve()
+    csv_path = Path(options.out).resolve()
     stem = csv_path.with_suffix("")
     feedback = Path(f"{stem}_feedback")
     feedback.mkdir(parents=True, exist_ok=True)
     log = Log(Path(f"{stem}.log"))
     checks = Path(f"{stem}_checks")  # every check's reason, for the class report (instructors only)
     checks.mkdir(parents=True, exist_ok=True)
-    subs = discover(source, args.assignment,
+    subs = discover(source, options.assignment, settings.limits.notebook_mib,
                     skip=[feedback, checks, csv_path, f"{stem}_plots", f"{stem}.log", f"{stem}_summary.txt",
                           f"{stem}_summary.json", batch_shard.manifest_path(csv_path)])
     everyone = [s.student for s in subs]  # the class, in discovery order (a shard keeps its share below)
-    shard = getattr(args, "shard", None)
+    shard = options.shard
     if shard:
-        if args.lms:
+        if options.lms:
             print("grade-all: --lms writes the whole class's import file: give --roster and --lms to "
                   "`grade-all merge`, not to a shard", file=sys.stderr)
             return 2
         subs = [s for s in subs if shard.holds(s.student)]
-    hand = _load_hand(args, subs, everyone)
+    hand = _load_hand(options.hand, subs, everyone)
     if hand is False:
         return 2
-    previous = None if args.replace else _previous_rows(csv_path)
+    previous = None if options.replace else _previous_rows(csv_path)
     if previous is False:
         return 2
-    others = [p for p in PARTS if args.part and p not in args.part
-              and any(r.get(p) not in (None, "") for r in previous)]
+    others = [p for p in PARTS if settings.parts and p not in settings.parts
+              and any(r.get(p) not in (None, "") for r in previous or ())]  # --replace: nothing to keep
     if others:  # a row of this run holds only --part's points: merged, it would drop the others' points
         print(f"grade-all: {csv_path} holds points of {', '.join(others)}, which a --part run does not grade: "
               f"merging would leave the students graded now without them. Write this run to its own --out "
-              f"(e.g. --out {csv_path.with_name(stem.name + '_' + '_'.join(args.part) + '.csv')}), or grade every "
+              f"(e.g. --out {csv_path.with_name(stem.name + '_' + '_'.join(settings.parts) + '.csv')}), or grade every "
               "part, or pass --replace to overwrite it", file=sys.stderr)
         return 2
-    if args.lms:  # a roster that cannot be used is said before the grading, not after it
+    if options.lms:  # a roster that cannot be used is said before the grading, not after it
         from . import lms
         try:
-            lms.read_roster(args.roster)
+            lms.read_roster(options.roster)
         except lms.RosterError as err:
             print(f"grade-all: {err}", file=sys.stderr)
             return 2
     log.write(confinement.line())
-    key = grader_key(args)
-    rows, tasks = {}, {}
+    key = grader_key(settings)
+    rows: dict[str, dict] = {}
+    tasks: dict[tuple[str, str], dict] = {}
     for sub in subs:
         if sub.notebook is None:
             continue
         try:
-            sub.sha256 = hashlib.sha256(submission_file.read_notebook(sub.notebook)).hexdigest()
+            sub.sha256 = hashlib.sha256(submission_file.read_notebook(sub.notebook, settings.limits.notebook_mib)).hexdigest()
         except submission_file.SubmissionFileError as err:  # changed since it was found
             sub.notebook, sub.status, sub.detail = None, err.kind, str(err)
             continue
-        record = None if args.regrade else _load(feedback / sub.student / "record.json")
+        record = None if options.regrade else _load(feedback / sub.student / "record.json")
         if (record and record.get("sha256") == sub.sha256 and record.get("key") == key
                 and record["row"]["status"] != Row.GRADER_ERROR):
             rows[sub.student] = record["row"]
@@ -196,16 +215,15 @@ def run(args):
     bar.update(len(rows))
     problems = [s for s in subs if s.notebook is None]
     if problems:
-        _write_problems(problems, rows, feedback, args, log, checks)
+        _write_problems(problems, rows, feedback, settings, log, checks)
         bar.update(len(problems))
     hide = [str(source), str(feedback), str(checks)] + ([str(csv_path.parent)] if _hideable(csv_path.parent) else [])
-    options = {"parts": args.part or None, "visibility": args.visibility, "hide": hide, "debug": args.debug,
-               "settings": settings.to_dict()}
+    task_options = {"hide": hide, "debug": options.debug, "settings": settings.to_dict()}
     work = sorted(tasks.values(), key=lambda t: t["id"])
     tops = {}  # part -> its points, as the grading processes report them
     if work:
         log.write(f"grading {sum(len(t['students']) for t in work)} submissions ({len(work)} distinct) "
-                  f"with {args.jobs} grading process(es); {len(rows)} finished results reused")
+                  f"with {options.jobs} grading process(es); {len(rows)} finished results reused")
 
         def finished(task, result):
             """Never raises: whatever one result does to the writers, every other student still gets a row."""
@@ -221,7 +239,7 @@ def run(args):
             status = result.get("status") if isinstance(result, dict) else None
             progress.now(bar, f"last {task['students'][0].student}: {status}")
 
-        pool = Pool(max(1, min(args.jobs, len(work))), options)
+        pool = Pool(max(1, min(options.jobs, len(work))), task_options)
         try:
             pool.run(work, finished)
         except BaseException:
@@ -238,7 +256,7 @@ def run(args):
     if shard:
         batch_shard.write_manifest(csv_path, shard, everyone)
     # From the results when they cover every part: collecting the suites here would cost ~2 s.
-    part_max = tops if set(tops) == set(args.part or PARTS) else _part_max(args.part)
+    part_max = tops if set(tops) == set(settings.parts or PARTS) else _part_max(settings.parts)
     part_max = {p: part_max[p] for p in PARTS if p in part_max}
     if hand:
         part_max.update(hand["points"])  # q1.. in the summary and plots; the total's maximum includes them
@@ -253,7 +271,7 @@ def run(args):
     if change:
         print(change)
         log.write(change)
-    failed = _exports(args, ordered, csv_path, log, sum(part_max.values()), [s.student for s in subs])
+    failed = _exports(settings, options, ordered, csv_path, log, sum(part_max.values()), [s.student for s in subs])
     log.write(f"done: {len(ordered)} rows in {summary['seconds']:g} s")
     return 1 if summary["statuses"].get(Row.GRADER_ERROR) or failed else 0
 
@@ -283,13 +301,14 @@ def _merge(previous, rows, name):
     return merged, line
 
 
-def _exports(args, rows, csv_path, log, points, students):
+def _exports(settings: Settings, options: GradeAll, rows: list[dict], csv_path: Path, log: Log, points: float,
+             students: list[str]) -> bool:
     """The LMS files (--lms, --roster), the written answers of ``students`` and report.html; True if one failed."""
-    failed = lms_exports(args, rows, csv_path, log, points)
+    failed = lms_exports(options, rows, csv_path, log, points)
     try:  # the written answers, per student, for the TAs (`python -m autograder written` renders them)
         from .written.command import collect, summary
         mine = [csv_path.parent / n for n in os.listdir(csv_path.parent) if n.startswith(csv_path.stem)]
-        _, written = collect(args.submissions, args.assignment, skip=mine, students=students)
+        _, written = collect(options.submissions, settings.limits.notebook_mib, options.assignment, skip=mine, students=students)
         write_written(csv_path, summary(written))
     except Exception:  # noqa: BLE001 - the grades are written; `written` can extract the answers again
         log.write(f"could not extract the written answers:\n{traceback.format_exc()}")
@@ -297,13 +316,13 @@ def _exports(args, rows, csv_path, log, points, students):
     return report(csv_path, log) or failed
 
 
-def lms_exports(args: argparse.Namespace, rows: list[dict], csv_path: Path, log: "Log", points: float) -> bool:
+def lms_exports(options: Exports, rows: list[dict], csv_path: Path, log: Log, points: float) -> bool:
     """The LMS import files when --lms is given; True if they could not be written (said why)."""
-    if not args.lms:
+    if not options.lms:
         return False
     from . import lms
     try:
-        for message in lms.export(rows, args.roster, args.lms, csv_path, args.lms_assignment, args.lms_missing,
+        for message in lms.export(rows, options.roster, options.lms, csv_path, options.lms_assignment, options.lms_missing,
                                   points):
             print(message)
             log.write(message)
@@ -347,19 +366,19 @@ def _write_checks(sub, result, folder, log):
         log.write(f"could not write the checks of {sub.student}:\n{traceback.format_exc()}")
 
 
-def _load_hand(args, subs, students=None):
+def _load_hand(hand_csv, subs, students=None):
     """{"scores": load_hand(...), "points": {q1: ..}} for --hand, None without it, False (reported) if unusable.
 
     ``students``: the ids hand.csv may name (default: those of ``subs``; a shard: the whole class).
     """
-    if not getattr(args, "hand", None):
+    if not hand_csv:
         return None
     from .written.hand import HandScoreError, load_hand, question_points
 
     points = question_points()
     try:
         known = students if students is not None else [s.student for s in subs]
-        return {"scores": load_hand(args.hand, known, points), "points": points}
+        return {"scores": load_hand(hand_csv, known, points), "points": points}
     except HandScoreError as err:
         print(f"grade-all --hand: {err}", file=sys.stderr)
         return False
@@ -459,7 +478,7 @@ def _write_result(sub, result, feedback, source, key, log):
     return row
 
 
-def _write_problems(problems, rows, feedback, args, log, checks=None):
+def _write_problems(problems, rows, feedback, settings, log, checks=None):
     """Students without a gradable notebook: zero points, and feedback that says why."""
     from ..engine import report as rep
     from ..engine.grade import failed_everywhere
@@ -467,10 +486,10 @@ def _write_problems(problems, rows, feedback, args, log, checks=None):
     for sub in problems:
         try:
             report = failed_everywhere(SUBMISSION_TOKEN, f"Your submission could not be graded: {sub.detail}",
-                                       args.part or None)
+                                       settings.parts or None)
             result = {"status": sub.status, "score": 0.0, "by_part": report.by_part(), "problem": sub.detail,
-                      "seconds": 0.0, "gradescope": rep.gradescope(report, args.visibility, level=args.feedback),
-                      "table": rep.table(report, level=args.feedback)}
+                      "seconds": 0.0, "gradescope": rep.gradescope(report, settings.visibility, level=settings.feedback),
+                      "table": rep.table(report, level=settings.feedback)}
             result["by_part"] = {p: list(v) for p, v in result["by_part"].items()}
             folder = feedback / sub.student
             out.write_atomic(folder / "results.json", json.dumps(result["gradescope"], indent=2) + "\n")

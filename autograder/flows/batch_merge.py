@@ -19,6 +19,7 @@ import shutil
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import batch, batch_shard, batch_summary as out
@@ -30,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog=f"{prog()} grade-all merge", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(handler=run, options=MergeOptions)
     p.add_argument("shards", nargs="+", help="the CSV each shard wrote (its --out)")
     p.add_argument("--out", default="grades.csv", help="the class's CSV; feedback goes to <stem>_feedback/")
     p.add_argument("--replace", action="store_true",
@@ -42,6 +44,14 @@ def parser() -> argparse.ArgumentParser:
                    help="score of a roster student with no submission (as grade-all)")
     p.add_argument("--hand", help="hand scores of the written answers (as grade-all --hand)")
     return p
+
+
+@dataclass(frozen=True)
+class MergeOptions(batch.Exports):
+    """`grade-all merge`'s options (it grades nothing: no settings)."""
+    shards: list[str]
+    out: str
+    replace: bool
 
 
 class MergeError(Exception):
@@ -138,17 +148,17 @@ def copy_student(source: Path, target: Path) -> None:
     partial.replace(target)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(options: MergeOptions) -> int:
     started = time.monotonic()
     try:
-        shards = load(args.shards)
+        shards = load(options.shards)
     except MergeError as err:
         print(f"grade-all merge: {err}", file=sys.stderr)
         return 2
-    csv_path = Path(args.out).resolve()
+    csv_path = Path(options.out).resolve()
     stem = csv_path.with_suffix("")
     if any(s.csv == csv_path for s in shards):
-        print(f"grade-all merge: --out {args.out} is one of the shards; write the class to its own CSV", file=sys.stderr)
+        print(f"grade-all merge: --out {options.out} is one of the shards; write the class to its own CSV", file=sys.stderr)
         return 2
     students = shards[0].students
     owner = {out.student_key(n): s for s in shards for n in students if s.shard.holds(n)}
@@ -156,16 +166,16 @@ def run(args: argparse.Namespace) -> int:
     kept = [r for s in shards for k, r in s.rows.items() if k not in owner]  # rows a shard kept from earlier runs
     if kept:
         ordered = sorted(ordered + kept, key=lambda r: out.student_key(r["student"]))
-    previous = None if args.replace else batch._previous_rows(csv_path)
+    previous = None if options.replace else batch._previous_rows(csv_path)
     if previous is False:
         return 2
-    hand = batch._load_hand(args, None, [r["student"] for r in ordered])
+    hand = batch._load_hand(options.hand, None, [r["student"] for r in ordered])
     if hand is False:
         return 2
-    if args.lms:
+    if options.lms:
         from . import lms
         try:
-            lms.read_roster(args.roster)
+            lms.read_roster(options.roster)
         except lms.RosterError as err:
             print(f"grade-all merge: {err}", file=sys.stderr)
             return 2
@@ -200,13 +210,14 @@ def run(args: argparse.Namespace) -> int:
     if change:
         print(change)
         log.write(change)
-    failed = batch.lms_exports(args, merged, csv_path, log, sum(points.values()))
+    failed = batch.lms_exports(options, merged, csv_path, log, sum(points.values()))
     failed = batch.report(csv_path, log) or failed
     return 1 if summary["statuses"].get(batch.Row.GRADER_ERROR) or failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from ..command_line import run as run_command
     from .terminal import safe_streams
 
     safe_streams()
-    return run(parser().parse_args(argv))
+    return run_command(parser(), argv, "grade-all merge")

@@ -16,6 +16,8 @@ from multiprocessing.connection import wait
 
 import psutil
 
+from ..settings import Settings
+
 
 # Replaced by the batch parent with each student's own name in feedback.txt (identical
 # notebooks of several students are graded once; the table must not name one of them).
@@ -37,7 +39,6 @@ def serve(slot, conn, options):
     os.environ["OMP_NUM_THREADS"] = "1"
     from ..engine.catalog import catalog
     from ..engine.grader import Grader
-    from ..settings import Settings
     import torch
 
     torch.set_num_threads(1)
@@ -77,20 +78,20 @@ def _grade_one(task, grader, options):
     # The file is read once, here: its status, its grade and the sha256 the batch records are all of these
     # bytes. Read again, a file replaced in between would give a row whose hash is one version's and whose
     # points are another's (and a rerun would reuse those points for the wrong version).
-    path = task["path"]
+    path, settings = task["path"], grader.settings
     try:
-        data = read_notebook(path)
+        data = read_notebook(path, settings.limits.notebook_mib)
     except SubmissionFileError as err:
         data, status, problem = None, Row(err.kind), str(err)
     if data is not None:
         try:
-            read_submission(path, data)
+            read_submission(path, settings.limits.notebook_mib, data)
             status = Row.GRADED
         except NotebookError as err:
             status = Row(err.kind)
-        report = grader.grade(path, options["parts"], hide=options["hide"], data=data)
+        report = grader.grade(path, hide=options["hide"], data=data)
     else:
-        report = failed_everywhere(path, problem, options["parts"])
+        report = failed_everywhere(path, problem, settings.parts or None)
     level = grader.feedback
     internal = [f"{r.nodeid}\n{r.internal}" for r in report.results
                 if r.internal and (r.status is Status.GRADER_ERROR or options.get("debug"))]
@@ -104,7 +105,7 @@ def _grade_one(task, grader, options):
             "sha256": hashlib.sha256(data).hexdigest() if data is not None else "",
             "by_part": {part: [got, top] for part, (got, top) in report.by_part().items()},
             "problem": report.problem, "seconds": round(report.seconds, 2),
-            "gradescope": rep.gradescope(report, options["visibility"], level=level, confinement=grader.confinement),
+            "gradescope": rep.gradescope(report, settings.visibility, level=level, confinement=grader.confinement),
             "table": rep.table(report, level=level), "internal": internal, "checks": checks(report)}
 
 
@@ -160,7 +161,7 @@ class Pool:
         self.context = multiprocessing.get_context(context)
         self.options = options
         # The worker's own budget stops student code; this only catches a grader that hangs.
-        self.deadline = options["settings"]["limits"]["submission_seconds"] * 1.5 + 180.0
+        self.deadline = Settings.from_dict(options["settings"]).limits.grade_wait
         self.slots = [self._spawn(k) for k in range(jobs)]
 
     def _spawn(self, index):

@@ -22,6 +22,7 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..assignment import PART_IDS as PARTS
@@ -33,22 +34,29 @@ NOT_IMPLEMENTED = "not implemented yet"
 ATTEMPTED, BLANK, NO_NOTEBOOK = "attempted", "blank (nothing implemented)", out.NO_NOTEBOOK
 CATEGORIES = (ATTEMPTED, BLANK, NO_NOTEBOOK)
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
-TOP_MESSAGES = 25
+TOP_MESSAGES = 25  # the report's list of the most frequent feedback: how long a list reads well, not a limit
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """`class-report`'s options (it grades nothing: no settings)."""
+    grades: str
+    out: str | None
 
 
 def register(subparsers):
     p = subparsers.add_parser("class-report", help="(re)write report.html from a grade-all CSV",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, options=ReportOptions)
     p.add_argument("grades", help="the grades.csv grade-all wrote")
     p.add_argument("--out", help="HTML file to write (default: report.html beside the CSV)")
 
 
-def run(args):
+def run(options: ReportOptions) -> int:
     try:
-        path = write(args.grades, args.out)
+        path = write(options.grades, options.out)
     except (OSError, ValueError) as err:
-        print(f"class-report: {args.grades}: {err}", file=sys.stderr)
+        print(f"class-report: {options.grades}: {err}", file=sys.stderr)
         return 2
     print(f"wrote {path}")
     return 0

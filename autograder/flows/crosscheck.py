@@ -13,16 +13,21 @@ the gradebook. A mismatch is any of:
 
 Exit status 1 on any mismatch.
 """
+from __future__ import annotations
+
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..settings import Settings, add_options
 
-def crosscheck(course, student_ids=None, hide=(), log=print):
-    """{student: [(part, gradebook, isolated), ...]} of every student with a mismatch."""
+
+def crosscheck(course, student_ids=None, hide=(), log=print, settings: Settings | None = None):
+    """{student: [(part, gradebook, isolated), ...]} of every student with a mismatch, regraded with ``settings``."""
     from ..engine.grader import Grader
 
-    with Grader() as grader:  # first: its template must not inherit the gradebook or the roster
+    with Grader(settings) as grader:  # first: its template must not inherit the gradebook or the roster
         return _crosscheck(Path(course).resolve(), student_ids, hide, log, grader)
 
 
@@ -53,7 +58,7 @@ def _crosscheck(course, student_ids, hide, log, grader):
             rows.append(("(recorded copy altered or unreadable)", None, None))
         else:
             try:
-                current = sha256(read_submission(course, student))
+                current = sha256(read_submission(course, student, grader.limits.notebook_mib))
             except Unreadable:
                 current = None
             if current != record["sha256"]:
@@ -76,13 +81,21 @@ def _crosscheck(course, student_ids, hide, log, grader):
     return differ
 
 
-def _run(args):
-    course = Path(args.course)
+@dataclass(frozen=True)
+class CrosscheckOptions:
+    """`crosscheck`'s own options (what it regrades with is the Settings)."""
+    course: str
+    student: list[str] | None
+    hide: list[str]
+
+
+def run(settings: Settings, options: CrosscheckOptions) -> int:
+    course = Path(options.course)
     if not (course / "gradebook.db").exists():
         print(f"{course} has no gradebook.db: build the course (`make release`) and autograde it first",
               file=sys.stderr)
         return 2
-    differ = crosscheck(course, args.student, args.hide)
+    differ = crosscheck(course, options.student, options.hide, settings=settings)
     if not differ:
         print("every gradebook agrees with the isolated grader")
         return 0
@@ -101,7 +114,8 @@ def register(subparsers):
     parser.add_argument("course", help="nbgrader course directory (with gradebook.db and submitted/)")
     parser.add_argument("--student", action="append", help="only this student (repeatable)")
     parser.add_argument("--hide", action="append", default=[], help="extra directory the worker must not see")
-    parser.set_defaults(handler=_run)
+    add_options(parser)
+    parser.set_defaults(handler=run, options=CrosscheckOptions)
 
 
 def compare(gradebook, isolated):  # kept for callers of the old module

@@ -18,12 +18,12 @@ class Submission:
         self.sha256 = ""
 
 
-def discover(folder, assignment, skip=()):
+def discover(folder, assignment, notebook_mib: int, skip=()) -> list[Submission]:
     """Submissions under ``folder``, sorted by student id; unusable ones carry a status.
 
     Nothing is followed or opened here: a symbolic link, a FIFO, a device or a directory
     named like a notebook becomes a row with the message every flow gives
-    (engine/submission_file.py), so is a notebook over the size limit.
+    (engine/submission_file.py), so is a notebook over ``notebook_mib`` (Limits.notebook_mib).
     """
     folder = Path(folder)
     if (folder / "submitted").is_dir():
@@ -42,11 +42,11 @@ def discover(folder, assignment, skip=()):
         notebook_name = submission_file.is_notebook_name(entry.name)
         if stat.S_ISDIR(mode) and not notebook_name:
             try:
-                sub = _from_folder(entry, assignment)
+                sub = _from_folder(entry, assignment, notebook_mib)
             except OSError as err:
                 sub = Submission(entry.name, None, Row.NO_NOTEBOOK, f"the folder could not be read ({err.strerror})")
         elif notebook_name or stat.S_ISLNK(mode):
-            sub = _from_file(student_of_file(entry.name) if notebook_name else entry.name, entry)
+            sub = _from_file(student_of_file(entry.name) if notebook_name else entry.name, entry, notebook_mib)
         else:
             continue  # a README or a roster beside the submissions
         found.append(sub)
@@ -101,15 +101,15 @@ def student_of_file(filename):
     return canvas[0] if canvas else Path(filename).stem
 
 
-def _from_file(student, path):
+def _from_file(student, path, notebook_mib):
     try:
-        submission_file.check(path)
+        submission_file.check(path, notebook_mib)
     except submission_file.SubmissionFileError as err:
         return Submission(student, None, err.kind, str(err))
     return Submission(student, path)
 
 
-def _from_folder(folder, assignment):
+def _from_folder(folder, assignment, notebook_mib):
     notebooks = _notebooks(folder)
     if not notebooks:
         subfolders = [d for d in sorted(folder.iterdir()) if d.is_dir() and not d.is_symlink()
@@ -123,7 +123,7 @@ def _from_folder(folder, assignment):
         names = ", ".join(str(n.relative_to(folder)) for n in notebooks)
         return Submission(folder.name, None, Row.SEVERAL_NOTEBOOKS,
                           f"several notebooks ({names}); submit exactly one")
-    return _from_file(folder.name, notebooks[0])
+    return _from_file(folder.name, notebooks[0], notebook_mib)
 
 
 def _notebooks(folder):

@@ -5,23 +5,41 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
+from ..settings import Limits
 from .confinement import Mode
 
-CLEAN_UP_SECONDS = 60.0  # a template's wait for its keepers' clean-up once the grader hangs up (template.finish)
+# A template's wait for its keepers' clean-up once the grader hangs up (template.finish): the grader's own
+# machinery, after every submission is done with, so not one of the Limits.
+CLEAN_UP_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
 class WorkerConfig:
     mode: Mode = Mode.NAMESPACES  # confinement.py: how this machine confines a worker
-    memory_mib: int = 4096  # the whole tree's memory (control group or watchdog), and each process's address space
-    file_mib: int = 64  # the largest file it may write
-    disk_mib: int = 256  # its scratch space
-    processes: int = 256  # processes and threads of the tree
+    limits: Limits = Limits()  # what its tree may use: the submission's (autograder/settings.py, declared there once)
     keep: tuple[str, ...] = ()  # trees it may read besides the system's: the Python installation
     hidden: tuple[str, ...] = ()  # never visible to it, even inside a kept tree (the hidden code, the checkout)
     own_uid: bool = True  # it gets a uid of its own (else it keeps the grader's)
     landlock_abi: int = 0  # the kernel's Landlock ABI (mode landlock)
     scratch_parent: str = ""  # where a work directory is made without namespaces ("": the system's temp dir)
+
+    # The limits the confinement enforces (confine.py, steps.py, the template's watchdog), read through the config.
+    @property
+    def memory_mib(self) -> int:
+        """The whole tree's memory (control group or watchdog), and each process's address space."""
+        return self.limits.memory_mib
+
+    @property
+    def file_mib(self) -> int:
+        return self.limits.file_mib
+
+    @property
+    def disk_mib(self) -> int:
+        return self.limits.disk_mib
+
+    @property
+    def processes(self) -> int:
+        return self.limits.processes
 
     def to_json(self) -> bytes:
         return json.dumps(dataclasses.asdict(self)).encode()
@@ -34,9 +52,9 @@ class WorkerConfig:
             raise ValueError(f"unexpected worker config fields: {sorted(set(raw) - set(fields))}")
         values = dict(raw)
         values["mode"] = Mode(raw.get("mode", Mode.NAMESPACES))
+        values["limits"] = Limits.from_dict(raw.get("limits", {}), "worker config limits")  # strict, typed
         for name in ("keep", "hidden"):
             values[name] = tuple(str(p) for p in raw.get(name, ()))
-        for name in ("memory_mib", "file_mib", "disk_mib", "processes", "landlock_abi"):
-            if name in raw and type(raw[name]) is not int:
-                raise ValueError(f"worker config {name} must be an integer")
+        if "landlock_abi" in raw and type(raw["landlock_abi"]) is not int:
+            raise ValueError("worker config landlock_abi must be an integer")
         return cls(**values)

@@ -11,22 +11,22 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 from .calls import describe_error
 
-OUTPUT_CAP = 4000  # characters of printed output kept per cell for the feedback
 _transform = TransformerManager().transform_cell
 
 
 class _BoundedText(io.TextIOBase):
-    """A stdout that keeps the first OUTPUT_CAP characters and drops the rest cheaply."""
+    """A stdout that keeps the first ``cap`` characters (Limits.cell_output_chars) and counts the rest, dropped
+    cheaply (the grader, which cuts at the same limit, notes how many were dropped)."""
 
-    def __init__(self):
-        self.parts, self.size, self.dropped = [], 0, 0
+    def __init__(self, cap):
+        self.cap, self.parts, self.size, self.dropped = cap, [], 0, 0
 
     def writable(self):
         return True
 
     def write(self, text):
         text = str(text)
-        room = OUTPUT_CAP - self.size
+        room = self.cap - self.size
         if room > 0:
             self.parts.append(text[:room])
             self.size += min(room, len(text))
@@ -34,8 +34,7 @@ class _BoundedText(io.TextIOBase):
         return len(text)
 
     def getvalue(self):
-        tail = f"\n[... {self.dropped} more characters of output dropped]" if self.dropped else ""
-        return "".join(self.parts) + tail
+        return "".join(self.parts)
 
 
 class _NoShell:
@@ -70,9 +69,10 @@ def new_namespace():
     return namespace
 
 
-def run_cell(namespace, index, source):
-    """Run one cell; return (error dict or None, captured output)."""
-    out = _BoundedText()
+def run_cell(namespace, index, source, output_chars):
+    """Run one cell; return (error dict or None, its first ``output_chars`` characters of output, how many more it
+    printed)."""
+    out = _BoundedText(output_chars)
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = out
     try:
@@ -87,4 +87,4 @@ def run_cell(namespace, index, source):
             error["where"] = f" (notebook cell {index + 1}, line {err.lineno})"
     finally:
         sys.stdout, sys.stderr = saved
-    return error, out.getvalue()
+    return error, out.getvalue(), out.dropped

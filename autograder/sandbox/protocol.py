@@ -3,12 +3,12 @@
     grader -> worker                         worker -> grader
     ----------------                         ----------------
     (the call arena's fd, SCM_RIGHTS)
-    Init(cells, skip)                 ->
+    Init(cells, output_chars, skip)   ->
                                       <-     CellStart(index), CellEnd(index, error, output) per cell
                                       <-     Ready()
     Call(name, args, kwargs, grad)    ->
                                       <-     ModelOp(handle, "forward", tokens, modes, state)
-                                                 0..MAX_MODEL_OPS times
+                                                 0..Limits.model_passes times
     ModelResult(ok, value, error)     ->     (one per ModelOp: the grader ran its own model)
                                       <-     Reply(ok, value, grad, error, models)
     Call ...                                 (until the grader kills the worker)
@@ -24,14 +24,10 @@ from dataclasses import dataclass, field, fields
 
 from .wire import WireError
 
-# Forward passes one call may ask of the grader's models. prefix_change needs 2; a check that tries every
-# position after the cut with every token of the vocabulary, one sample at a time, 2 * 7 * 8 + 1 = 113.
-MAX_MODEL_OPS = 512
-
-
 @dataclass
 class Init:
     cells: list
+    output_chars: int  # Limits.cell_output_chars: printed output a cell may keep (the grader cuts the rest too)
     skip: list = field(default_factory=list)
 
 
@@ -45,6 +41,7 @@ class CellEnd:
     index: int
     error: object = None  # {"type", "message", "where", "function"} or None
     output: str = ""
+    dropped: int = 0  # characters printed past Init.output_chars (the grader's note says how many)
 
 
 @dataclass
@@ -109,7 +106,8 @@ def parse(data, expected):
         record = cls(**{k: v for k, v in data.items() if k != "kind"})
     except TypeError as err:
         raise WireError(f"malformed {cls.__name__}") from err
-    for name, kind in (("index", int), ("handle", int), ("name", str), ("op", str), ("output", str)):
+    for name, kind in (("index", int), ("handle", int), ("name", str), ("op", str), ("output", str),
+                       ("output_chars", int), ("dropped", int)):
         if name in names and not isinstance(getattr(record, name), kind):
             raise WireError(f"malformed {cls.__name__}")
     return record

@@ -17,6 +17,8 @@ import torch
 DTYPES = {name: getattr(torch, name) for name in (
     "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")}
 DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
+# The decoder's bounds on a frame's shape, far above any honest message: what decoding may build before anything
+# is built. Not Limits: how large a reply may be is Limits.reply_mib, read from the settings by the caller.
 MAX_HEADER = 1 << 20  # 1 MiB of JSON is far beyond any honest reply from a worker
 MAX_DEPTH = 32  # the deepest honest value is a tuple of tensors inside a reply: depth 4
 MAX_NODES = 100_000  # values in one message (tensors, numbers, strings, containers)

@@ -77,8 +77,8 @@ def serve(sock, lab):
         if index in skip or not source.strip():
             continue
         channel.send(protocol.to_wire(protocol.CellStart(index)))
-        error, output = run_cell(namespace, index, source)
-        channel.send(protocol.to_wire(protocol.CellEnd(index, error, output)))
+        error, output, dropped = run_cell(namespace, index, source, init.output_chars)
+        channel.send(protocol.to_wire(protocol.CellEnd(index, error, output, dropped)))
     channel.send(protocol.to_wire(protocol.Ready()))
     replicas = Replicas(channel, lab)
     while True:

@@ -16,16 +16,19 @@ settings (autograder/settings.py: the working directory's week7-grader.toml, the
 options, e.g. --feedback or FEEDBACK=... given to make, --visibility or VISIBILITY=...),
 which run_autograder hands to the grader; no script is rewritten.
 """
+from __future__ import annotations
+
 import argparse
 import os
 import re
 import stat
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...assignment import GRADER, GRADER_LOCK, NOTEBOOK_FILE, named_files, workdir
-from ...settings import CONFIG_FILE, Settings, SettingsError, add_options, from_args
+from ...settings import CONFIG_FILE, Settings, add_options
 
 HERE = Path(__file__).resolve().parent
 OUT = workdir() / "build" / "gradescope" / "autograder.zip"
@@ -94,22 +97,28 @@ def archive_text(path, name):
         return archive.read(name).decode()
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.build", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=str(OUT), help="the zip to write (default: build/gradescope/autograder.zip "
-                        "in the working directory)")
-    add_options(parser)
-    args = parser.parse_args(argv)
-    for name, variable in (("feedback", "FEEDBACK"), ("visibility", "VISIBILITY")):  # make gradescope FEEDBACK=...
-        if getattr(args, name) is None and os.environ.get(variable):
-            setattr(args, name, os.environ[variable])
-    try:
-        settings = from_args(args, workdir())
-    except SettingsError as why:
-        print(f"gradescope: {why}", file=sys.stderr)
-        return 2
-    out = build(args.out, settings)
+@dataclass(frozen=True)
+class BuildOptions:
+    """`make gradescope`'s own options (what the zip grades with is the Settings)."""
+    out: str
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.build", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(handler=run, options=BuildOptions)
+    p.add_argument("--out", default=str(OUT), help="the zip to write (default: build/gradescope/autograder.zip "
+                   "in the working directory)")
+    add_options(p)
+    # make gradescope FEEDBACK=... VISIBILITY=...: as if given as options (the options themselves still win).
+    p.set_defaults(**{name: os.environ[variable] for name, variable in (("feedback", "FEEDBACK"),
+                                                                       ("visibility", "VISIBILITY"))
+                      if os.environ.get(variable)})
+    return p
+
+
+def run(settings: Settings, options: BuildOptions) -> int:
+    out = build(options.out, settings)
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
     suites = sum(n.startswith("autograder/suites/test_") for n in names)
@@ -121,6 +130,12 @@ def main(argv=None):
     print(f"  feedback level: {settings.feedback}; test visibility: {settings.visibility} (its {SETTINGS_FILE})"
           + "".join(f"; includes {f}" for f in SECRET_FILES if f in names))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ...command_line import run as run_command
+
+    return run_command(parser(), argv, "gradescope")
 
 
 if __name__ == "__main__":

@@ -8,16 +8,20 @@ message that says what to fix. Only a fault of the grader's own (no sandbox on t
 a check that broke) writes none and exits non-zero: Gradescope then marks the run failed. submission_metadata.json (Gradescope's, optional) is only
 used to remind the student of their previous score.
 """
+from __future__ import annotations
+
 import argparse
 import json
 import os
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...assignment import NOTEBOOK_FILE
 from ...engine.submission_file import is_notebook_name
+from ...settings import Settings
 
 
 def _hidden(name):
@@ -77,12 +81,11 @@ def previous_score(root):
         return None
 
 
-def grade(root, hide=(), settings=None):
+def grade(root, hide=(), settings: Settings | None = None) -> dict:
     """The results.json dict for the submission under ``root``, graded with ``settings`` (autograder/settings.py)."""
     from ...engine import report as rep
     from ...engine.grade import failed_everywhere
     from ...engine.grader import Grader
-    from ...settings import Settings
 
     settings = settings or Settings()
     visibility, feedback = settings.visibility, settings.feedback
@@ -97,6 +100,7 @@ def grade(root, hide=(), settings=None):
     else:
         with Grader(settings, hide=hide) as grader:
             confinement = grader.confinement
+            assert confinement is not None  # probed as the block was entered
             print(confinement.line())
             result = grader.grade(notebook)
         faults = result.grader_faults()
@@ -105,7 +109,7 @@ def grade(root, hide=(), settings=None):
                                          for r in faults[:5]))
     data = rep.gradescope(result, visibility, previous=previous_score(root), level=feedback, confinement=confinement)
     if notebook is not None:
-        data["tests"].append(written_answers(notebook))
+        data["tests"].append(written_answers(notebook, settings.limits.notebook_mib))
     print(rep.table(result, level=feedback))
     return data
 
@@ -114,7 +118,7 @@ class GraderFaults(Exception):
     """The grader failed on some checks: no score may be written."""
 
 
-def written_answers(notebook):
+def written_answers(notebook, notebook_mib: int) -> dict:
     """A 0-point test, hidden from students, holding the three written answers for the graders.
 
     Gradescope shows hidden tests to instructors and TAs on the submission page, so the
@@ -123,7 +127,7 @@ def written_answers(notebook):
     from ...engine.safe_text import student as safe
     from ..written.extract import extract
     try:
-        written = extract(notebook, "submission")
+        written = extract(notebook, "submission", notebook_mib)
         text = "\n\n".join(f"Q{a.question.number} ({a.question.title}, {a.question.points:g} points): "
                             f"{'(blank)' if a.blank else a.text.strip()}" for a in written.answers.values())
     except Exception as err:  # noqa: BLE001 - the score is written whatever the extraction does
@@ -132,30 +136,40 @@ def written_answers(notebook):
             "output": safe(text, multiline=True), "visibility": "hidden", "status": "passed"}
 
 
-def main(argv=None):
-    from ..terminal import safe_streams
+@dataclass(frozen=True)
+class RunOptions:
+    """run_autograder's own options (what it grades with is the Settings: the zip's week7-grader.toml)."""
+    root: str
+    hide: list[str]
+
+
+def parser() -> argparse.ArgumentParser:
+    from ...settings import add_options
+
+    p = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.run", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(handler=run, options=RunOptions)
+    p.add_argument("--root", default="/autograder")
+    p.add_argument("--hide", action="append", default=[], help="directory the worker must not see")
+    add_options(p)
+    return p
+
+
+def run(settings: Settings, options: RunOptions) -> int:
     from ...engine import report as rep
     from ...engine.safe_text import text
     from ...engine.output_file import EXIT_OUTPUT, said
     from ...engine.secret import SecretError
     from ...sandbox.confinement import ConfinementUnavailable
-    from ...settings import SettingsError, add_options, from_args
 
-    safe_streams()
-    parser = argparse.ArgumentParser(prog="python -m autograder.flows.gradescope.run", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", default="/autograder")
-    parser.add_argument("--hide", action="append", default=[], help="directory the worker must not see")
-    add_options(parser)
-    args = parser.parse_args(argv)
-    out = Path(args.root) / "results" / "results.json"
+    out = Path(options.root) / "results" / "results.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
     # A grader fault is never a student's grade: no results.json and a non-zero exit, so Gradescope marks the
     # run failed (the student is told the autograder failed; the instructor regrades) instead of recording 0.
     try:
-        data = grade(args.root, args.hide, from_args(args))
-    except (ConfinementUnavailable, SettingsError, SecretError) as why:
+        data = grade(options.root, options.hide, settings)
+    except (ConfinementUnavailable, SecretError) as why:
         print(f"run_autograder: {why}", file=sys.stderr)
         return 2
     except Exception:  # noqa: BLE001 - said, and nothing is scored
@@ -169,6 +183,14 @@ def main(argv=None):
         print(said("run_autograder", err), file=sys.stderr)
         return EXIT_OUTPUT
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ...command_line import run as run_command
+    from ..terminal import safe_streams
+
+    safe_streams()
+    return run_command(parser(), argv, "run_autograder")
 
 
 if __name__ == "__main__":

@@ -19,12 +19,14 @@ import time
 from pathlib import Path
 
 from ...assignment import WORKDIR_VARIABLE, workdir
+from ...settings import Settings
 from .address import ServiceError, private_dir, socket_path
 from .service import lock_path, peer_uid, read_message, send_message
 
 MODULE = "autograder.flows.nbgrader.service"
-START_SECONDS = 180.0  # a cold service (torch, the worker template, the suites) on a busy machine
-GRADE_SECONDS = 600.0  # one submission's budget (300 s) with room to spare: a silent service is a fault
+# The service's own start-up (torch, the worker template, the suites) on a busy machine: no submission runs yet,
+# so not one of the Limits (a grade's wait is: Limits.grade_wait).
+START_SECONDS = 180.0
 ATTEMPTS = 3  # a service that retires (new code) is replaced by a new one
 
 
@@ -118,10 +120,13 @@ def tail(path: Path, size: int = 3000) -> str:
 
 
 class Asked:
-    """A request sent to the course's service; ``reply()`` reads its answer (sent again if the service retired)."""
+    """A request sent to the course's service; ``reply()`` reads its answer (sent again if the service retired),
+    waiting as long as the request's settings give one grade (Limits.grade_wait): a silent service is a fault."""
 
-    def __init__(self, course: str | os.PathLike, request: dict, idle: float, seconds: float = GRADE_SECONDS):
-        self.course, self.request, self.idle, self.seconds = Path(course).resolve(), request, idle, seconds
+    def __init__(self, course: str | os.PathLike, request: dict, idle: float) -> None:
+        self.course, self.request, self.idle = Path(course).resolve(), request, idle
+        self.settings = Settings.from_dict(request.get("settings") or {}, "the request's settings")
+        self.seconds = self.settings.limits.grade_wait
         self.sock = self._send()
 
     def _send(self) -> socket.socket:

@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...assignment import course_notebook
@@ -207,24 +208,43 @@ def autograde_course(course, student_ids=None, level=None, log=print):
     return {"ids": ids, "failed": failed, "log": logged}
 
 
-def main(argv=None):
+@dataclass(frozen=True)
+class CourseOptions:
+    """The flow's options (what it grades with is the course's: c.SandboxGrading in nbgrader_config.py)."""
+    course: str
+    student: list[str] | None
+    feedback: str | None
+    install_kernel: bool
+
+
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder.flows.nbgrader", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.set_defaults(handler=run, options=CourseOptions)
     parser.add_argument("course", nargs="?", default="build/course")
     parser.add_argument("--student", action="append", help="only this student (repeatable)")
     parser.add_argument("--feedback", choices=FEEDBACK_LEVELS, default=None,
                         help=f"{feedback_help()}; default: the course's c.SandboxGrading.feedback")
     parser.add_argument("--install-kernel", action="store_true",
                         help=f"install the {KERNEL_NAME!r} kernel spec into this venv and exit")
-    args = parser.parse_args(argv)
-    if args.install_kernel:
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ...command_line import run as run_command
+
+    return run_command(parser(), argv, "nbgrader")
+
+
+def run(options: CourseOptions) -> int:
+    if options.install_kernel:
         print(f"installed kernel {KERNEL_NAME!r}: {install_kernel()}")
         return 0
     from .record import load_record
 
-    result = autograde_course(args.course, args.student, args.feedback)
+    result = autograde_course(options.course, options.student, options.feedback)
     for student in result["ids"]:
-        record = load_record(args.course, student) or {}
+        record = load_record(options.course, student) or {}
         flag = "  NOT IN GRADEBOOK AS GRADED" if student in result["failed"] else ""
         print(f"  {student:<24}{record.get('score', float('nan')):>6g} / {record.get('max_score', 0):g}{flag}")
     if result["failed"]:

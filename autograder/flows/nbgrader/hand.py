@@ -13,6 +13,7 @@ in the gradebook are an error, and nothing is written then. Run `nbgrader export
 """
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import ASSIGNMENT
@@ -92,30 +93,47 @@ def read_back(course, questions, students):
     return out
 
 
-def main(argv=None):
-    from ..written.extract import questions as written_questions
-    from ..written.hand import HandScoreError, load_hand
+@dataclass(frozen=True)
+class HandOptions:
+    course: str
+    hand: str
+    dry_run: bool
 
+
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder.flows.nbgrader.hand", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.set_defaults(handler=run, options=HandOptions)
     parser.add_argument("course", help="the nbgrader course folder (with gradebook.db)")
     parser.add_argument("hand", help="hand.csv: student,q1,q2,q3,comment")
     parser.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
-    args = parser.parse_args(argv)
-    if not (Path(args.course) / "gradebook.db").is_file():
-        print(f"{args.course} has no gradebook.db", file=sys.stderr)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ...command_line import run as run_command
+
+    return run_command(parser(), argv, "nbgrader-hand")
+
+
+def run(options: HandOptions) -> int:
+    from ..written.extract import questions as written_questions
+    from ..written.hand import HandScoreError, load_hand
+
+    if not (Path(options.course) / "gradebook.db").is_file():
+        print(f"{options.course} has no gradebook.db", file=sys.stderr)
         return 2
     qs = written_questions()
     try:
-        hand = load_hand(args.hand, points={q.key: q.points for q in qs})
-        changes = write_hand(args.course, hand, qs, args.dry_run)
+        hand = load_hand(options.hand, points={q.key: q.points for q in qs})
+        changes = write_hand(options.course, hand, qs, options.dry_run)
     except (HandScoreError, LookupError) as err:
         print(str(err).strip("'\""), file=sys.stderr)
         return 2
     for line in changes:
-        print(("would change " if args.dry_run else "") + line)
-    print(f"{len(changes)} change(s) {'to make' if args.dry_run else 'written'} in {Path(args.course) / 'gradebook.db'}"
-          + ("" if args.dry_run or not changes else "; run `nbgrader export` for grades.csv"))
+        print(("would change " if options.dry_run else "") + line)
+    print(f"{len(changes)} change(s) {'to make' if options.dry_run else 'written'} in {Path(options.course) / 'gradebook.db'}"
+          + ("" if options.dry_run or not changes else "; run `nbgrader export` for grades.csv"))
     return 0
 
 

@@ -20,6 +20,7 @@ imports this package. Running it again updates the assignment and leaves the lin
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...engine.output_file import write_atomic
@@ -81,8 +82,17 @@ def install(course: str | Path, log=print) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class InstallOptions:
+    course: str
+
+
 def register(subparsers):
     p = subparsers.add_parser("install-nbgrader", help="put this assignment into an nbgrader course (once)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("course", help="the nbgrader course folder (created if missing)")
-    p.set_defaults(handler=lambda args: install(args.course))
+    p.set_defaults(handler=run, options=InstallOptions)
+
+
+def run(options: InstallOptions) -> int:
+    return install(options.course)

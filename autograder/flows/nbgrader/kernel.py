@@ -42,10 +42,11 @@ def locate(cwd):
     return cwd.parent.parent.parent, cwd.parent.name
 
 
-def submitted_digest(course, student):
-    """sha256 of the submitted notebook as it is now (None when it cannot be read: its record says why)."""
+def submitted_digest(course, student, notebook_mib):
+    """sha256 of the submitted notebook as it is now, read within the limit its record was read with (None when
+    it cannot be read: its record says why)."""
     try:
-        return sha256(read_submission(course, student))
+        return sha256(read_submission(course, student, notebook_mib))
     except Unreadable:
         return None
 
@@ -72,7 +73,7 @@ class IsolatedKernel(Kernel):
             if self.record is None:
                 self.problem = (f"no sandboxed grade of {self.student!r}: the course's nbgrader_config.py must "
                                 f"load this assignment's grading (python -m autograder install-nbgrader COURSE)")
-            elif self.record.get("sha256") != submitted_digest(course, self.student):
+            elif self.record.get("sha256") != submitted_digest(course, self.student, self.record["notebook_mib"]):
                 self.problem = (f"the sandboxed grade of {self.student!r} is not of the submitted notebook "
                                 "(changed since it was graded): autograde again")
         except (LookupError, OSError) as err:

@@ -195,7 +195,7 @@ def sandboxed_grade(resources, log):
     course, student = course_of(resources), resources["nbgrader"]["student"]
     asked, queue, clock, exporter = ASKED.pop((course, student))
     reply = client.checked(asked.reply())
-    if sha256(read_submission(course, student)) != reply["sha256"]:
+    if sha256(read_submission(course, student, asked.settings.limits.notebook_mib)) != reply["sha256"]:
         raise RuntimeError(f"{student}'s submission changed while it was graded in the sandbox: autograde again")
     done = queue.index(student) + 1 if student in queue else 1
     started = _STARTED.setdefault(exporter, clock) if exporter is not None else clock

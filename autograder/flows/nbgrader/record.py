@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 from ...engine.output_file import write_atomic
+from ...engine.submission_file import too_large
 from . import ASSIGNMENT, RECORDS
 
-MAX_BYTES = 64 << 20  # a notebook above this is not read (the worker's file limit is the same)
-VERSION = 2  # 2: records carry the grader key they were made with
+VERSION = 3  # 2: records carry the grader key they were made with; 3: and the notebook limit they were read with
 
 
 class Unreadable(Exception):
@@ -38,12 +38,14 @@ def submitted_path(course, student):
     return Path(course) / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
-def read_submission(course, student):
-    """The submitted notebook's bytes, read once, never through a symlink; else Unreadable.
+def read_submission(course, student, notebook_mib: int) -> bytes:
+    """The submitted notebook's bytes, read once, never through a symlink, at most ``notebook_mib`` MiB of them
+    (Limits.notebook_mib, as every flow reads an upload); else Unreadable.
 
     Each component below COURSE/submitted is opened with O_NOFOLLOW, and the file must be
     a regular file: a link to a classmate's notebook, the reference or a device is refused.
     """
+    limit = notebook_mib << 20
     flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     names = (student, ASSIGNMENT, f"{ASSIGNMENT}.ipynb")
     fds = [os.open(Path(course) / "submitted", os.O_RDONLY | os.O_DIRECTORY)]
@@ -59,16 +61,16 @@ def read_submission(course, student):
         info = os.fstat(fds[-1])
         if not stat.S_ISREG(info.st_mode):
             raise Unreadable(f"{ASSIGNMENT}.ipynb is not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise Unreadable(f"{ASSIGNMENT}.ipynb is {info.st_size} bytes, above the {MAX_BYTES} byte limit")
+        if info.st_size > limit:
+            raise Unreadable(too_large(f"{ASSIGNMENT}.ipynb", info.st_size, notebook_mib))
         chunks, size = [], 0
         while True:
             chunk = os.read(fds[-1], 1 << 20)
             if not chunk:
                 break
             size += len(chunk)
-            if size > MAX_BYTES:
-                raise Unreadable(f"{ASSIGNMENT}.ipynb grew above the {MAX_BYTES} byte limit while read")
+            if size > limit:
+                raise Unreadable(too_large(f"{ASSIGNMENT}.ipynb", size, notebook_mib))
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
@@ -145,9 +147,10 @@ def part_text(part, score, top, results, level, problem=""):
     return sendable("\n".join(lines) + "\n")
 
 
-def build_record(student, digest, report, cells, level, started, key):
+def build_record(student, digest, report, cells, level, started, key, notebook_mib):
     """The record.json dict of one graded submission (``report``: the engine's GradeReport; ``key``: the
-    grader's code and options it was graded with)."""
+    grader's code and options it was graded with; ``notebook_mib``: the limit it was read with, which the
+    kernel reads the submission with again to see it is still what was graded)."""
     parts = report.by_part()
     by_part = {}
     for r in report.results:
@@ -155,6 +158,7 @@ def build_record(student, digest, report, cells, level, started, key):
     executed = {c.index: c for c in report.executed}
     return {
         "version": VERSION, "student": student, "assignment": ASSIGNMENT, "sha256": digest, "key": key,
+        "notebook_mib": notebook_mib,
         "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
         "seconds": round(time.time() - started, 3), "feedback": level, "problem": report.problem,
         "score": report.score, "max_score": report.max_score,

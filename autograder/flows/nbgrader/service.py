@@ -35,6 +35,7 @@ import sys
 import time
 import traceback
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...assignment import workdir
@@ -42,6 +43,7 @@ from ...settings import DEFAULT_FEEDBACK, Settings, SettingsError
 from . import RECORDS
 from .address import socket_path
 
+# The service's protocol with its clients (nbgrader's processes, the user's own): not a submission's, so not Limits.
 REQUEST_BYTES = 1 << 16  # a request is a student's name and the names of those after it
 SOCKET_SECONDS = 10.0  # a client that neither asks nor listens for this long is dropped
 LOCK_SECONDS = 15.0  # a service that retires (new code) releases the lock within this
@@ -58,11 +60,11 @@ def valid_student(name: object) -> bool:
         and len(name) <= 255
 
 
-def grader_key(settings) -> str:
+def grader_key(settings: Settings) -> str:
     """What a record depends on besides the notebook: grade-all's resume key (the grader's code and settings)."""
     from ..batch import grader_key as key
 
-    return key(argparse.Namespace(settings=settings))
+    return key(settings)
 
 
 def secret_in_use() -> str:
@@ -100,7 +102,7 @@ class Service:
 
         key, started, clock = f"{grader_key(settings)}/{self.secret}", time.time(), time.monotonic()
         try:
-            data = read_submission(self.course, student)
+            data = read_submission(self.course, student, settings.limits.notebook_mib)
         except Unreadable as err:
             report, digest, cells = failed_everywhere(f"submitted/{student}", str(err)), None, []
             keep_copy(self.course, student, b"")
@@ -120,10 +122,10 @@ class Service:
             if report.sha256 and report.sha256 != digest:
                 raise RuntimeError(f"the kept copy of {student}'s submission changed while it was graded")
             try:
-                cells = cells_of(copy, data)[0]
+                cells = cells_of(copy, settings.limits.notebook_mib, data)[0]
             except (NotebookError, OSError):
                 cells = []
-        record = build_record(student, digest, report, cells, level, started, key)
+        record = build_record(student, digest, report, cells, level, started, key, settings.limits.notebook_mib)
         write_record(self.course, student, record)
         seconds = time.monotonic() - clock
         log(f"graded {student}: {report.score:g} / {report.max_score:g} in {seconds:.2f} s")
@@ -269,15 +271,36 @@ def take_lock(course: Path):
             time.sleep(0.1)
 
 
-def main(argv: list[str] | None = None) -> int:
+@dataclass(frozen=True)
+class ServiceOptions:
+    course: str
+    idle: float
+    settings: Settings  # what it grades with: client.py hands them on as JSON
+
+
+def _settings_json(text: str) -> Settings:
+    return Settings.from_dict(json.loads(text), "--settings")
+
+
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder.flows.nbgrader.service", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.set_defaults(handler=run, options=ServiceOptions)
     parser.add_argument("course", help="the nbgrader course folder")
     parser.add_argument("--idle", type=float, required=True, help="seconds without a request before exiting")
-    parser.add_argument("--settings", default="{}", help="what it grades with (autograder/settings.py, as JSON)")
-    args = parser.parse_args(argv)
-    settings = Settings.from_dict(json.loads(args.settings), "--settings")
-    course = Path(args.course).resolve()
+    parser.add_argument("--settings", type=_settings_json, default=Settings(),
+                        help="what it grades with (autograder/settings.py, as JSON)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ...command_line import run as run_command
+
+    return run_command(parser(), argv, "grading service")
+
+
+def run(options: ServiceOptions) -> int:
+    settings, course = options.settings, Path(options.course).resolve()
     lock = take_lock(course)
     if lock is None:
         log(f"another grading service serves {course}")
@@ -300,10 +323,10 @@ def main(argv: list[str] | None = None) -> int:
         with Grader(settings) as grader:
             assert grader.confinement is not None  # probed as the block was entered
             log(f"serving {course} on {path}; {grader.confinement.line()}")
-            serve(listener, Service(course, grader), args.idle)
+            serve(listener, Service(course, grader), options.idle)
     except ConfinementUnavailable as why:  # nothing can be graded here: every request is told why, none is scored
         log(f"no sandbox on this machine: {why}")
-        serve(listener, Refusing(str(why)), args.idle)
+        serve(listener, Refusing(str(why)), options.idle)
     finally:
         listener.close()
         try:

@@ -14,26 +14,41 @@ Gradescope "PDF" assignment. SUBMISSIONS_DIR takes the layouts grade-all takes. 
 No student code runs: the outputs shown are those saved in the notebook. PDFs need
 Chromium and MathJax from the OS packages (`make install-pdf`).
 """
+from __future__ import annotations
+
 import argparse
+from dataclasses import dataclass
 
 from ...assignment import NAME
+from ...settings import Settings, add_options
+
+
+@dataclass(frozen=True)
+class WrittenOptions:
+    """`written`'s own options (the settings give the largest notebook it reads)."""
+    submissions: str
+    out: str
+    assignment: str
+    jobs: int
+    no_pdf: bool
 
 
 def register(subparsers):
     p = subparsers.add_parser("written", help="written answers: a PDF per student, a page per question, hand.csv",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, options=WrittenOptions)
     p.add_argument("submissions", help="folder of submissions (grade-all's layouts, or an nbgrader course)")
     p.add_argument("--out", default="written", help="output folder (default: written/)")
     p.add_argument("--assignment", default=NAME,
                    help="nbgrader assignment folder to prefer inside a student's folder")
     p.add_argument("--jobs", type=int, default=2, help="Chromium processes printing PDFs side by side")
     p.add_argument("--no-pdf", action="store_true", help="HTML pages only (no Chromium needed)")
+    add_options(p)
 
 
-def collect(folder, assignment=NAME, skip=(), students=None):
+def collect(folder, notebook_mib: int, assignment=NAME, skip=(), students=None):
     """[Written] of every submission under ``folder`` (grade-all's discovery), sorted by student;
-    only those of ``students`` when given (a grade-all shard's share)."""
+    only those of ``students`` when given (a grade-all shard's share). ``notebook_mib``: Limits.notebook_mib."""
     from pathlib import Path
 
     from ..discover import discover
@@ -43,13 +58,14 @@ def collect(folder, assignment=NAME, skip=(), students=None):
     folder = Path(folder).resolve()
     base = folder / "submitted" if (folder / "submitted").is_dir() else folder
     wanted = None if students is None else set(students)
-    for sub in discover(folder, assignment, skip=skip):
+    for sub in discover(folder, assignment, notebook_mib, skip=skip):
         if wanted is not None and sub.student not in wanted:
             continue
         if sub.notebook is None:
             out.append(Written(sub.student, "", sub.status, sub.detail, {q.key: Answer(q) for q in qs}))
             continue
-        out.append(extract(sub.notebook, sub.student, qs, given, str(Path(sub.notebook).relative_to(base))))
+        out.append(extract(sub.notebook, sub.student, notebook_mib, qs, given,
+                           str(Path(sub.notebook).relative_to(base))))
     return qs, out
 
 
@@ -65,7 +81,7 @@ def summary(written):
             for w in written]
 
 
-def run(args):
+def run(settings: Settings, options: WrittenOptions) -> int:
     import json
     import sys
     from concurrent.futures import ThreadPoolExecutor
@@ -76,13 +92,13 @@ def run(args):
     from . import render
     from .hand import template
 
-    source = Path(args.submissions)
+    source = Path(options.submissions)
     if not source.is_dir():
-        print(f"written: {args.submissions} is not a folder", file=sys.stderr)
+        print(f"written: {options.submissions} is not a folder", file=sys.stderr)
         return 2
-    out = Path(args.out).resolve()
+    out = Path(options.out).resolve()
     browser = None
-    if not args.no_pdf:
+    if not options.no_pdf:
         browser = render.chromium()
         if not browser:
             print(f"written: no Chromium for the PDFs; {render.INSTALL_HINT}, or pass --no-pdf", file=sys.stderr)
@@ -90,8 +106,8 @@ def run(args):
         if not (render.MATHJAX_DIR / "MathJax.js").is_file():
             print(f"written: MathJax not found in {render.MATHJAX_DIR}: math is printed as TeX source; "
                   f"{render.INSTALL_HINT}", file=sys.stderr)
-    qs, written = collect(source, args.assignment, skip=[out])
-    pages = render.Pages(qs, args.assignment)
+    qs, written = collect(source, settings.limits.notebook_mib, options.assignment, skip=[out])
+    pages = render.Pages(qs, options.assignment)
     students_dir = out / "students"
     students_dir.mkdir(parents=True, exist_ok=True)
     stems, jobs = {}, []
@@ -114,7 +130,7 @@ def run(args):
             bar.update(1)
             progress.now(bar, w.student)
 
-        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        with ThreadPoolExecutor(max(1, options.jobs)) as pool:
             list(pool.map(one, jobs))
         bar.close()
     link = {w.student: f"students/{stems[w.student]}.{'pdf' if browser and w.student not in failed else 'html'}"

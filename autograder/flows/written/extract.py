@@ -37,6 +37,8 @@ from ...engine import submission_file
 
 RELEASED = STUDENT_NOTEBOOK
 PLACEHOLDER = "YOUR ANSWER HERE"
+# How much of a saved output the TAs' pages show (nothing of the submission runs here): this page's presentation,
+# not Limits; the notebook itself is read within Limits.notebook_mib.
 MAX_TEXT = 4000
 MAX_IMAGE_BYTES = 8 << 20
 MAX_IMAGES = 12
@@ -169,11 +171,12 @@ class NotANotebook(Exception):
         self.kind = kind
 
 
-def read_cells(path):
-    """The cells (list of dicts) of the notebook at ``path``; else NotANotebook."""
+def read_cells(path, notebook_mib: int) -> list[dict]:
+    """The cells (list of dicts) of the notebook at ``path``, within ``notebook_mib`` (Limits.notebook_mib);
+    else NotANotebook."""
     path = Path(path)
     try:
-        data = submission_file.read_notebook(path)
+        data = submission_file.read_notebook(path, notebook_mib)
     except submission_file.SubmissionFileError as err:
         raise NotANotebook(str(err), err.kind) from None
     try:
@@ -195,14 +198,14 @@ def read_cells(path):
     return [c if isinstance(c, dict) else {} for c in cells]
 
 
-def extract(path, student, qs=None, given=None, notebook=""):
-    """The Written record of the notebook at ``path``; never raises for a bad submission: whatever one
-    notebook holds, every other student's answers are still extracted."""
+def extract(path, student, notebook_mib: int, qs=None, given=None, notebook=""):
+    """The Written record of the notebook at ``path`` (read within ``notebook_mib``, Limits.notebook_mib); never
+    raises for a bad submission: whatever one notebook holds, every other student's answers are still extracted."""
     qs = qs or questions()
     given = released_code() if given is None else given
     written = Written(student, notebook, answers={q.key: Answer(q) for q in qs})
     try:
-        cells = read_cells(path)
+        cells = read_cells(path, notebook_mib)
     except NotANotebook as err:
         written.status, written.problem = err.kind, str(err)
         return written

@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 MATHJAX_DIR = Path(os.environ.get("WRITTEN_MATHJAX_DIR", "/usr/share/javascript/mathjax"))
 MATHJAX_CONFIG = "TeX-AMS_SVG-full"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-PDF_SECONDS = 120
+PDF_SECONDS = 120  # Chromium printing one student's page: the TAs' tool, no submission's code runs (not a limit)
 INSTALL_HINT = "run `make install-pdf` (as root: apt-get install chromium libjs-mathjax)"
 
 ALLOWED_TAGS = {
