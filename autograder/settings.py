@@ -86,6 +86,11 @@ class Limits:
     file_mib: int = setting(64, "MiB of the largest file the worker may write")
     disk_mib: int = setting(256, "MiB of the worker's scratch space")
     processes: int = setting(256, "processes and threads of the worker's tree")
+    starts_per_second: int = setting(200, "processes and threads the worker's tree may start within a second, "
+                                          "where a watchdog bounds it (an honest grade starts a few dozen in all; "
+                                          "a tree that changes pid faster than it is sampled hides its memory)")
+    scratch_entries: int = setting(20_000, "files and folders the worker's scratch space may hold (each takes "
+                                           "kernel memory that no byte count shows)")
     max_restarts: int = setting(12, "workers one submission may use up (a crashed or hung one is replaced)")
     arena_mib: int = setting(16, "MiB of shared memory for one call's tensor arguments")
     notebook_mib: int = setting(32, "MiB of the largest notebook read from a submission, in every flow (a larger one "

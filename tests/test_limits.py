@@ -83,3 +83,34 @@ def test_grade_all_reads_the_notebook_limit_from_the_settings_file(tmp_path, sol
     assert rows["alice"]["status"] == "too-large", rows["alice"]
     assert f"is {padded_mib(folder / 'alice.ipynb'):.1f} MiB; the limit is 1 MiB" in rows["alice"]["detail"], rows["alice"]
     assert rows["bob"]["status"] == "graded" and float(rows["bob"]["total"]) > 0, rows["bob"]
+
+
+def test_the_watchdogs_start_rate_is_an_option_of_grade(tmp_path, solution_notebook):
+    """starts_per_second, where a watchdog bounds the tree (control groups off): a cell that starts 30 short
+    processes at once ends its worker under `--starts-per-second 10`, not under the default."""
+    import os
+    nb = nbformat.read(solution_notebook, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import os as _os, time as _time\n"
+        "for _ in range(30):\n"
+        "    if _os.fork() == 0:\n"
+        "        _os._exit(0)\n"
+        "    if _os.fork() == 0:  # an orphan, as a process that changes pid leaves\n"
+        "        if _os.fork() == 0:\n"
+        "            _time.sleep(0.2)\n"
+        "            _os._exit(0)\n"
+        "        _os._exit(0)\n"
+        "_time.sleep(1)\n"
+        "print('STARTED: all')\n"))
+    notebook = tmp_path / NOTEBOOK_FILE
+    write_notebook(nb, notebook)
+    environ = {**os.environ, "AUTOGRADER_NO_CGROUPS": "1"}
+    runs = {}
+    for name, options in (("default", ()), ("strict", ("--starts-per-second", "10"))):
+        run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(notebook), "--out",
+                              str(tmp_path / f"{name}.json"), "--part", "masks", *options], cwd=ROOT, env=environ,
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr[-2000:]
+        runs[name] = run.stderr
+    assert "processes in a second" not in runs["default"], runs["default"]
+    assert "processes in a second, over 10" in runs["strict"], runs["strict"]

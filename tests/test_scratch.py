@@ -166,9 +166,9 @@ def test_a_folder_the_watchdog_may_not_list_is_seen():
     def job(parent):
         top = parent / "week7-worker-hidden"
         top.mkdir()
-        open_before = budget._scratch_bytes(str(top))
+        open_before = budget._scratch_bytes(str(top), 20_000)
         os.mkdir(top / "h", 0o300)
         (top / "h" / "big").write_bytes(b"z" * (1 << 20))
-        return f"{open_before[2]}|{budget._scratch_bytes(str(top))[2]}"
+        return f"{open_before[2]}|{budget._scratch_bytes(str(top), 20_000)[2]}"
 
     assert _as_user(job) == "False|True"

@@ -35,6 +35,8 @@ import signal
 import stat
 import time
 
+from ..settings import Limits
+
 GROUP_PREFIX = "week7-worker-"
 CPU_CORES = 1.0  # CPU share of one worker tree: a hog of any size takes at most one core
 CPU_PERIOD_US = 100_000
@@ -354,9 +356,6 @@ def _page_table_bytes(status: dict[str, str]) -> int:
         return 0
 
 
-# Processes and threads a tree may start in a second: an honest grade starts a few dozen in all; one that changes
-# pid at this rate is mostly gone before a sample reads it (a Python forking in a loop: 300-600 a second).
-STARTS_PER_SECOND = 200
 # A sample that takes longer leaves seconds unwatched (docs/history.md: slow_watchdog); an honest tree's takes
 # milliseconds of CPU.
 SLOW_SAMPLE_SECONDS = 0.5
@@ -446,15 +445,12 @@ def _tmpfs_bytes(worker: str, disk_mib: int) -> int | None:
     return used
 
 
-MAX_SCRATCH_ENTRIES = 20_000  # files and folders a scratch directory may hold (each sample walks them)
-
-
-def _scratch_bytes(scratch):
+def _scratch_bytes(scratch: str, max_entries: int) -> tuple[int, int, bool]:
     """(bytes, entries, hidden) under a scratch directory on the host's file system (no namespaces: no private
     mount). ``hidden``: a folder in it that we may not list (made with mode 0o300, or after a umask: what it
     holds would go uncounted, and rm -rf could not remove it; docs/history.md: locked_scratch)."""
     used, entries, todo, hidden = 0, 0, [scratch], False
-    while todo and entries <= MAX_SCRATCH_ENTRIES:
+    while todo and entries <= max_entries:  # each sample walks them: no further
         try:
             with os.scandir(todo.pop()) as found:
                 for entry in found:
@@ -476,8 +472,13 @@ def _scratch_bytes(scratch):
 class Watchdog:
     """Where there is no group: sum the tree's memory every SAMPLE_SECONDS, SIGKILL it at the cap."""
 
-    def __init__(self, keeper_pid, memory_mib, processes, worker=None, disk_mib=0, scratch=None, tree=True):
+    def __init__(self, keeper_pid: int, memory_mib: int, processes: int, worker: int | None = None, disk_mib: int = 0,
+                 scratch: str | None = None, tree: bool = True,
+                 starts_per_second: int = Limits.starts_per_second,
+                 scratch_entries: int = Limits.scratch_entries) -> None:
         self.keeper, self.cap, self.processes = keeper_pid, memory_mib << 20, processes
+        # a tree that changes pid faster than it is sampled hides its memory (docs/history.md: pid_hopping)
+        self.starts_per_second, self.scratch_entries = starts_per_second, scratch_entries
         self.tree = tree  # the tree's memory and processes too (False: a control group bounds them)
         self.worker, self.disk_mib = worker, disk_mib  # its root holds private mounts of disk_mib each
         self.scratch = scratch  # or its work directory is on the host's file system
@@ -543,7 +544,7 @@ class Watchdog:
             tmpfs = _tmpfs_bytes(views[self.worker][0], self.disk_mib)
             unread += [self.worker] if tmpfs is None else []
             used += tmpfs or 0
-        disk, entries, hidden = _scratch_bytes(self.scratch) if self.scratch else (0, 0, False)
+        disk, entries, hidden = _scratch_bytes(self.scratch, self.scratch_entries) if self.scratch else (0, 0, False)
         if self.scratch:
             unnamed, refused = _unnamed_bytes({pid: where for pid, (where, _) in views.items()}, self.scratch)
             disk += unnamed
@@ -556,15 +557,15 @@ class Watchdog:
         spent = time.process_time() - started
         if slow or spent > SLOW_SAMPLE_SECONDS:  # fail closed: a count that slow leaves seconds between two samples
             self.fired = f"its tree makes one count of its memory take over {SLOW_SAMPLE_SECONDS} s of the grader's CPU"
-        elif self.tree and churn > STARTS_PER_SECOND:
-            self.fired = f"its tree started {churn} processes in a second, over {STARTS_PER_SECOND}"
+        elif self.tree and churn > self.starts_per_second:
+            self.fired = f"its tree started {churn} processes in a second, over {self.starts_per_second}"
         elif blind:
             self.fired = f"process {blind[0]} ({views[blind[0]][1].get('Name', '?')}) of its tree hides its memory and files from the grader"
         elif used > self.cap:
             self.fired = f"memory {used >> 20} MiB over {self.cap >> 20} MiB"
         elif self.tree and len(tree) > self.processes:
             self.fired = f"{len(tree)} processes over {self.processes}"
-        elif disk > self.disk_mib << 20 or entries > MAX_SCRATCH_ENTRIES:
+        elif disk > self.disk_mib << 20 or entries > self.scratch_entries:
             self.fired = f"its work directory holds {disk >> 20} MiB in {entries} entries, over {self.disk_mib} MiB"
         elif hidden:
             self.fired = "its work directory holds a folder the grader may not list"

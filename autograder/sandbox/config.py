@@ -41,6 +41,14 @@ class WorkerConfig:
     def processes(self) -> int:
         return self.limits.processes
 
+    @property
+    def starts_per_second(self) -> int:
+        return self.limits.starts_per_second
+
+    @property
+    def scratch_entries(self) -> int:
+        return self.limits.scratch_entries
+
     def to_json(self) -> bytes:
         return json.dumps(dataclasses.asdict(self)).encode()
 

@@ -12,7 +12,6 @@ import stat
 from ..linux.flags import (MNT_DETACH, MS_BIND, MS_NOATIME, MS_NODEV, MS_NODIRATIME, MS_NOEXEC, MS_NOSUID, MS_PRIVATE,
                            MS_REC, MS_RELATIME, MS_RDONLY, MS_REMOUNT, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS)
 from ..linux.libc import LIBC, check, prctl, syscall
-from .budget import MAX_SCRATCH_ENTRIES
 
 
 def unshare(flags):
@@ -82,7 +81,7 @@ def build_filesystem(config, uid):
     new = NEW_ROOT
     # nr_inodes: an empty file takes no block, so size= alone let 4.2 million of them pin 4.1 GiB of inodes and
     # dentries that no statvfs block count shows (red team of issue 27); as many as a scratch folder may hold.
-    disk = f"size={config.disk_mib}m,nr_inodes={MAX_SCRATCH_ENTRIES},mode=1777"
+    disk = f"size={config.disk_mib}m,nr_inodes={config.scratch_entries},mode=1777"
     mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     for path in ("/tmp", "/var/tmp", "/proc", "/sys", "/dev", "/old_root"):
         os.makedirs(new + path, mode=0o755)
