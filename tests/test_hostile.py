@@ -46,7 +46,7 @@ GROUPS = {
     "lies": (150, ["patch_asserts", "tensor_subclass", "pickle_return", "patch_failures"]),
     "budget": (40, ["sleep_everywhere"]),
     "kernel": (200, ["hide_from_watchdog", "hide_unnamed_files", "page_tables", "slow_watchdog", "zombie_leader",
-                     "zombie_files", "shared_anonymous", "pid_hopping"]),
+                     "zombie_files", "shared_anonymous", "pid_hopping", "parent_hop", "pipe_folios"]),
     "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
                      "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note",
                      "keyring_poison", "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes"]),

@@ -116,6 +116,18 @@ def test_clone_is_refused_only_with_a_namespace_flag():
     assert run(rows, clone, args=[thread_flags]) == ALLOW
     for flag in (0x00020000, 0x10000000, 0x20000000, 0x40000000, 0x08000000, 0x04000000, 0x02000000):
         assert run(rows, clone, args=[fork_flags | flag]) == EPERM, hex(flag)
+    # CLONE_PARENT (issue 27, fourth attack): a process that changes pid as a sibling leaves the keeper no orphan
+    assert run(rows, clone, args=[0x00008000 | 17]) == EPERM
+
+
+def test_calls_that_pin_pages_in_pipes_are_unsupported():
+    """Issue 27, fourth attack: one byte spliced from each 1 MiB page-cache folio of a deleted file pinned the folio
+    in a pipe slot, 6 GiB that nothing counted; vmsplice and tee pin pages the same way, and sendfile into a pipe
+    is a splice."""
+    rows = syscalls.program(MACHINE)
+    for name in ("splice", "tee", "vmsplice", "sendfile"):
+        assert run(rows, nr(name)) == ENOSYS, name
+    assert run(rows, nr("copy_file_range")) == ALLOW  # file to file only: what shutil tries first
 
 
 def test_only_the_fscrypt_key_ioctls_are_refused():
@@ -236,6 +248,19 @@ t = threading.Thread(target=lambda: box.append(1)); t.start(); t.join()
 print("thread", box == [1])
 import subprocess
 print("subprocess", subprocess.run(["/bin/echo", "hi"], capture_output=True, text=True).stdout.strip())
+import shutil
+with tempfile.TemporaryDirectory() as d:  # without sendfile and splice: shutil falls back to read and write
+    with open(f"{d}/a", "wb") as f:
+        f.write(b"x" * 100_000)
+    shutil.copyfile(f"{d}/a", f"{d}/b")
+    with open(f"{d}/a", "rb") as src, open(f"{d}/c", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    print("shutil copy", os.path.getsize(f"{d}/b") == os.path.getsize(f"{d}/c") == 100_000)
+r, w = os.pipe()
+with tempfile.TemporaryFile() as f:
+    f.write(b"y" * 4096)
+    f.flush()
+    print("splice", outcome(libc.splice(f.fileno(), None, w, None, ctypes.c_size_t(1), 0)))
 import numpy, torch
 torch.manual_seed(0)
 with open("/etc/os-release") as f:
@@ -256,5 +281,6 @@ def test_installed_the_refused_calls_fail_and_nothing_a_notebook_needs_does(mode
                      "setpriority user " + ("EPERM" if shared else "not tried"), "setsid " + ("EPERM" if shared else "ok"),
                      "prctl dumpable EPERM 1", "prctl name ok", "posix lock ENOLCK", "ofd lock ENOLCK", "flock ok",
                      "getfl ok", "inotify ENOSYS", "epoll ENOSYS",
-                     "chmod EPERM" if shared else "chmod ok", "thread True", "subprocess hi",
+                     "chmod EPERM" if shared else "chmod ok", "thread True", "subprocess hi", "shutil copy True",
+                     "splice ENOSYS",
                      "torch 6.0 True 1.0"], lines

@@ -49,6 +49,7 @@ CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEW_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID \
     | CLONE_NEWNET  # every flag of clone(2) that makes a namespace
+CLONE_PARENT = 0x00008000  # the child gets its caller's parent (a sibling, not a child, of the caller)
 
 # mount(2) and umount2(2) (sys/mount.h)
 MS_RDONLY = 1

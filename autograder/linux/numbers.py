@@ -70,7 +70,7 @@ NUMBERS: dict[str, tuple[int, int | None]] = {
     "timerfd_settime": (286, 86), "times": (100, 153), "tkill": (200, 130), "truncate": (76, 45), "umask": (95, 166),
     "umount2": (166, 39), "uname": (63, 160), "unlink": (87, None), "unlinkat": (263, 35), "unshare": (272, 97),
     "userfaultfd": (323, 282), "utime": (132, None), "utimensat": (280, 88), "utimes": (235, None),
-    "vfork": (58, None), "wait4": (61, 260), "waitid": (247, 95), "write": (1, 64), "writev": (20, 66),
+    "vfork": (58, None), "vmsplice": (278, 75), "wait4": (61, 260), "waitid": (247, 95), "write": (1, 64), "writev": (20, 66),
 }
 
 
