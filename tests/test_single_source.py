@@ -1,7 +1,8 @@
 """Each fact of the assignment is written once (issue 12): a second definition fails here, saying where.
 
-The facts' home is autograder/assignment.py (name, parts and graded functions, paths, code
-sets); the smoke and full epochs live in solutions/lab/lab.py (EPOCHS); the points beside
+The facts' homes are the assignment package (week 7's: solutions/week7_attention/assignment.py,
+name, parts and graded functions; its __init__.py, the paths and code sets) and, for the engine,
+autograder/assignment.py (which reads them) and autograder/plugin_api.py (the default assignment); the smoke and full epochs live in solutions/lab/lab.py (EPOCHS); the points beside
 each hidden test. The scanner reads the Python files of autograder/, solutions/, tests/
 and bench/ (their syntax trees: docstrings and comments are prose, not definitions) and
 reports, outside those homes:
@@ -35,6 +36,9 @@ from autograder import assignment, settings
 
 SCANNED = ("autograder", "solutions", "tests", "bench")
 HOME = "autograder/assignment.py"
+# The assignment package and the plug-in interface (its default package name) are homes too.
+HOMES = {HOME, "autograder/plugin_api.py", f"{assignment.ASSIGNMENT.package.replace('.', '/')}/assignment.py",
+         f"{assignment.ASSIGNMENT.package.replace('.', '/')}/__init__.py"}
 EPOCHS_HOME = "solutions/lab/lab.py"
 SETTINGS_HOME = "autograder/settings.py"
 SETTING_SETS = {"feedback levels": set(settings.FEEDBACK_LEVELS), "visibilities": set(settings.VISIBILITIES)}
@@ -88,7 +92,7 @@ def _chain(node):
 
 def scan_source(text, relpath):
     """[(line, rule, what)] of the second definitions in one file's source."""
-    if relpath == HOME:
+    if relpath in HOMES:
         return []
     tree = ast.parse(text)
     docs = _docstrings(tree)
@@ -158,7 +162,7 @@ def _describe(report):
 
 def test_each_fact_is_defined_once():
     report = scan_tree(assignment.ROOT)
-    assert not report, ("a fact of the assignment is defined outside autograder/assignment.py "
+    assert not report, ("a fact of the assignment is defined outside its package "
                         "(read it from there instead):\n" + _describe(report))
 
 
