@@ -137,7 +137,7 @@ REFERENCE_RUN = ASSIGNMENT.reference_run
 
 
 def module_prefixes(entries):
-    """Dotted module prefixes of folder entries: ("autograder/suites",) -> ("autograder.suites",)."""
+    """Dotted module prefixes of folder entries: ("solutions/week7_attention/suites",) -> ("solutions.week7_attention.suites",)."""
     return tuple(entry.replace("/", ".") for entry in entries if not entry.endswith(".py"))
 
 

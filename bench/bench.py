@@ -359,9 +359,9 @@ def main(argv=None):
     agree = all(nb_scores[s] is not None and abs(nb_scores[s] - ours[s]) < 1e-6 for s in nb_students)
     diagnosis_lines = []
     if args.diagnosis:
-        from autograder.diagnosis import measure
+        from solutions.week7_attention.diagnosis import measure
         diagnosis_lines = ["", "Diagnosis of known mistakes, precision and recall over the mutant corpora "
-                           "(`autograder/diagnosis/measure.py`; the fresh mutants were not used to build "
+                           "(`solutions/week7_attention/diagnosis/measure.py`; the fresh mutants were not used to build "
                            "the library):", "", "```", measure.table(measure.figures(measure.load(args.corpus))), "```"]
     lines = [
         "# Grading speed: our grader vs nbgrader autograde",

@@ -90,6 +90,17 @@ def _chain(node):
     return tuple(reversed(parts))
 
 
+# The assignment package's own place (a folder, a module prefix) names the package, not the assignment:
+# a path into it is a path, written as such wherever a file inside is meant.
+PACKAGE_PLACES = (assignment.ASSIGNMENT.package.replace(".", "/") + "/", assignment.ASSIGNMENT.package + ".")
+
+
+def _without_package(value):
+    for place in PACKAGE_PLACES:
+        value = value.replace(place, "")
+    return value
+
+
 def scan_source(text, relpath):
     """[(line, rule, what)] of the second definitions in one file's source."""
     if relpath in HOMES:
@@ -102,7 +113,7 @@ def scan_source(text, relpath):
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
-            if assignment.NAME in node.value and "\n" not in node.value:
+            if assignment.NAME in _without_package(node.value) and "\n" not in node.value:
                 found.append((line, "name", repr(node.value)[:80]))
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -183,8 +194,8 @@ PLANTED = {
                    '     "leakage": 12, "training": 18}\n'),
     "root parents": 'from pathlib import Path\nROOT = Path(__file__).resolve().parents[2]\n',
     "root dirname": 'import os\nROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n',
-    "code set folders": 'SOURCES = ("autograder/engine", "autograder/suites")\n',
-    "code set modules": 'if name.startswith(("autograder.suites", "solutions.reference")): pass\n',
+    "code set folders": 'SOURCES = ("autograder/engine", "solutions/week7_attention/suites")\n',
+    "code set modules": 'if name.startswith(("solutions.week7_attention.suites", "solutions.reference")): pass\n',
     "code set path": 'HIDDEN = ROOT / "solutions" / "reference"\n',
     "epochs": 'SMOKE_EPOCHS = 2\n',
     "uses": 'USES = {"attention_read": ("stable_softmax",)}\n',

@@ -16,6 +16,6 @@ student code never runs here::
         │   │                                 the reply used as data; models stay here (stand-ins there);
         │   │                                 training.py trains the lab's smoke run here
         │   └── GradingPlugin                 one TestResult per check (points from @points);
-        │                                     failed checks diagnosed (autograder/diagnosis)
+        │                                     failed checks diagnosed (solutions/week7_attention/diagnosis)
         └── GradeReport                       report.py renders it: table, results.json, JUnit
 """

@@ -9,7 +9,7 @@ bytes under a secret the worker never sees (engine/secret.py), so
   nothing about the next round's, and a function that fingerprints its inputs has
   nothing to look up.
 
-Run directly (``pytest autograder/suites``, the package's own tests) the base is 0.
+Run directly (``pytest solutions/week7_attention/suites``, the package's own tests) the base is 0.
 Lab models never leave the grading process: the worker gets a replica whose forward
 passes the grader runs (engine/lab_models.py, sandbox/replica.py).
 """

@@ -34,15 +34,15 @@ ASSIGNMENT = Assignment(
     parts=PARTS,
     uses=USES,
     package=__name__,
-    suites="autograder/suites",
+    suites=f"{_HERE}/suites",
     reference="solutions/reference",
     lab="solutions/lab/lab.py",
     notebook_source=f"solutions/notebook/{NAME}.md",
     student_notebook=f"assignments/{NAME}/{NAME}.ipynb",
     served="autograder.engine.served",
-    diagnosis="autograder.diagnosis",
+    diagnosis=f"{__name__}.diagnosis",
     release="solutions.release.__main__",
-    hidden=("autograder/suites", "solutions/reference"),
+    hidden=(f"{_HERE}/suites", "solutions/reference"),
     lab_code=("solutions/lab",),
     # What the grader reads at grading time besides the engine: the solutions package's own small
     # modules, the reference, the lab and this package.

@@ -2,7 +2,7 @@
 
 ``student`` is the submission under test (see autograder.engine.student). When the
 suites run under the grader it is the sandboxed worker; run directly
-(``pytest autograder/suites``) it is the reference solution, which must score 100.
+(``pytest solutions/week7_attention/suites``) it is the reference solution, which must score 100.
 """
 import pytest
 import torch
