@@ -123,7 +123,7 @@ def inner_warm(paths):
     assert grader.template.forked, "the bench must measure the template as the CLI starts it"
     import pytest
 
-    from autograder.engine import reference_runs
+    from solutions.week7_attention.served import reference_runs
     from autograder.engine.grade import read_code_cells
     from autograder.engine.supervisor import WorkerSession
     spent = {"cells": 0.0, "fixtures": 0.0, "tests": 0.0}

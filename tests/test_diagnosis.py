@@ -15,7 +15,7 @@ from torch.nn import functional as F
 import solutions.reference as ref
 from solutions.week7_attention.diagnosis import FAMILIES, LIBRARY, MISCONCEPTIONS, Diagnoser, causes_by_part, core, own_entries
 from autograder.engine.plugin import TestResult as Result
-from autograder.engine.probes import lab_model
+from solutions.week7_attention.served.probes import lab_model
 from autograder.engine.call_result import CallResult
 
 ENTRY = {m.id: m.compute for m in MISCONCEPTIONS}

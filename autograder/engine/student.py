@@ -127,8 +127,8 @@ class LocalTransport:
         import torch
 
         from ..sandbox import calls
-        from ..sandbox.replica import mode_vector
-        from .lab_models import dropout_active, is_lab_model
+        from ..assignment import served
+        lab_models = served()  # what the assignment hands to functions besides values (plugin_api.Served)
         try:
             fn = calls.lookup(self._ns, name)
         except calls.NotAFunction as missing:
@@ -136,9 +136,9 @@ class LocalTransport:
         originals = list(args)
         args = [_local(a) for a in args]
         kwargs = {k: _local(v) for k, v in kwargs.items()}
-        models = [a for a in [*args, *kwargs.values()] if is_lab_model(a)]
+        models = [a for a in [*args, *kwargs.values()] if lab_models.is_model(a)]
         forward_modes = []
-        hooks = [m.register_forward_pre_hook(lambda module, _: forward_modes.append(dropout_active(module)))
+        hooks = [m.register_forward_pre_hook(lambda module, _: forward_modes.append(lab_models.dropout_active(module)))
                  for m in models]
         try:
             value, gradient = calls.invoke(fn, args, kwargs, grad)
@@ -150,7 +150,7 @@ class LocalTransport:
         mutated = [i for i, (a, o) in enumerate(zip(args, originals))
                    if isinstance(o, torch.Tensor) and not torch.equal(a, o)]
         return CallResult(True, _roundtrip(value), _roundtrip(gradient), mutated=mutated,
-                          modes=[tuple(mode_vector(m)) for m in models], forward_modes=forward_modes)
+                          modes=[tuple(lab_models.mode_vector(m)) for m in models], forward_modes=forward_modes)
 
 
 def _local(value):

@@ -39,7 +39,7 @@ ASSIGNMENT = Assignment(
     lab="solutions/lab/lab.py",
     notebook_source=f"solutions/notebook/{NAME}.md",
     student_notebook=f"assignments/{NAME}/{NAME}.ipynb",
-    served="autograder.engine.served",
+    served=f"{__name__}.served",
     diagnosis=f"{__name__}.diagnosis",
     release="solutions.release.__main__",
     hidden=(f"{_HERE}/suites", "solutions/reference"),
@@ -48,5 +48,5 @@ ASSIGNMENT = Assignment(
     # modules, the reference, the lab and this package.
     grader_code=("solutions/__init__.py", "solutions/_shapes.py", "solutions/reference", "solutions/lab", _HERE),
     # The reference smoke run's numbers: the reference, the lab and the optimizer it is trained with.
-    reference_run=("solutions/_shapes.py", "solutions/reference", "solutions/lab", "autograder/engine/eager_adamw.py"),
+    reference_run=("solutions/_shapes.py", "solutions/reference", "solutions/lab", f"{_HERE}/served/eager_adamw.py"),
 )

@@ -16,9 +16,9 @@ from torch import nn
 from autograder.assignment import PARTS as _PARTS
 from autograder.assignment import depends_on  # which graded function calls which (assignment.USES)
 from .hints import part_label  # "Part 1: Reading with attention", as the notebook titles it
-from autograder.engine.lab_models import is_lab_model
+from ..served.lab_models import is_lab_model
 from autograder.sandbox import calls as _calls
-from autograder.sandbox.replica import mode_vector, set_modes
+from ..served.replica import mode_vector, set_modes
 from autograder.sandbox.wire import ModuleSpec
 from ..suites.tolerances import TOL
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import solutions.reference as reference
-from autograder.engine.probes import seed
+from solutions.week7_attention.served.probes import seed
 from autograder.engine.student import STUDENT_KEY, LocalTransport, Student
 
 

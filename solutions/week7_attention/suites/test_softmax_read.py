@@ -5,7 +5,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from autograder.engine.probes import generator
+from solutions.week7_attention.served.probes import generator
 from autograder.engine.student import SubmissionFault
 from solutions.week7_attention.suites.expect import (CheckFailed, expect_close, expect_dtype, expect_pair, expect_shape,
                                       expect_unchanged)

@@ -23,8 +23,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..sandbox import protocol, wire
-from ..sandbox.replica import fresh_copy, mode_vector, set_modes
+from autograder.sandbox import protocol, wire
+from .replica import fresh_copy, mode_vector, set_modes
 
 FLOATS = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
 # Forward passes run in the grading process, outside the worker's budget, so what one call may ask is bounded:
