@@ -14,7 +14,7 @@ under the names they always had:
     code sets       which folders make up the hidden code, the engine, the lab, and what a
                     grade depends on (the batch resume key, the Gradescope zip, the template's
                     hidden-code guard and the reference cache key read them)
-    served(), diagnosis(), build_course()   the assignment's modules, imported when asked
+    served(), misconceptions(), build_course()   the assignment's modules, imported when asked
 
 The facts themselves are written once, in the assignment package (week 7's:
 ``solutions/week7_attention/assignment.py``); the points beside each hidden test (ask
@@ -44,7 +44,7 @@ def served() -> Served:
     return ASSIGNMENT.served_module()
 
 
-def diagnosis():
+def misconceptions():
     """The assignment's misconception library (a module), or None."""
     return ASSIGNMENT.diagnosis_module()
 

@@ -123,8 +123,8 @@ class GradingPlugin:
             failed = []
         try:
             if failed:
-                from ..assignment import diagnosis
-                diagnoser = diagnosis().Diagnoser()  # the assignment's library; none: no causes
+                from ..assignment import misconceptions
+                diagnoser = misconceptions().Diagnoser()  # the assignment's library; none: no causes
             for result, calls in (checks if failed else []):
                 try:
                     result.cause = diagnoser.diagnose(calls, result.part, self.history)[0] if calls else ""
@@ -133,8 +133,8 @@ class GradingPlugin:
         except Exception:  # noqa: BLE001 - the library itself failed to load: no causes, same scores
             pass
         try:
-            from ..assignment import diagnosis
-            hints = diagnosis().hints
+            from ..assignment import misconceptions
+            hints = misconceptions().hints
             Check, follow_the_cause = hints.Check, hints.follow_the_cause
             follow_the_cause([Check.from_calls(result, calls) for result, calls in checks])
         except Exception:  # noqa: BLE001 - hints are best effort: the static ones stay, same scores

@@ -49,8 +49,8 @@ class Student:
         return result.value, result.grad
 
     def _send(self, name, args, kwargs, grad, timeout):
-        from ..assignment import diagnosis
-        library = diagnosis()  # the assignment's misconception library records the calls it may read
+        from ..assignment import misconceptions
+        library = misconceptions()  # the assignment's misconception library records the calls it may read
         if vars(self).get("_large", 0) > COLLECT_AFTER_BYTES:
             # A failed check's exception holds its frame, and the frame the reply: such cycles
             # wait for the garbage collector, which would let large replies pile up meanwhile.
