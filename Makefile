@@ -103,14 +103,14 @@ lint: $(VENV)
 test-fast: $(VENV)
 	@# One shell for both runs, so that it can print the wall time they took (whatever their outcome).
 	@start=$$(date +%s.%N); \
-	  $(PY) -m pytest autograder/suites -q --assert=plain -p no:cacheprovider && \
+	  $(PY) -m pytest solutions/week7_attention/suites -q --assert=plain -p no:cacheprovider && \
 	  $(PY) -m pytest tests -q -m "not slow"; status=$$?; \
 	  echo "make test-fast: $$(awk -v s=$$start -v e=$$(date +%s.%N) 'BEGIN { printf "%.1f", e - s }') s wall time"; \
 	  exit $$status
 
 ## One part only: its hidden suite against the reference (in-process), then the package tests marked with it.
 test-part: $(VENV)
-	$(PY) -m pytest autograder/suites/test_$(PART).py -q --assert=plain -p no:cacheprovider
+	$(PY) -m pytest solutions/week7_attention/suites/test_$(PART).py -q --assert=plain -p no:cacheprovider
 	$(PY) -m pytest tests -q -m $(PART)
 
 smoke: $(VENV)

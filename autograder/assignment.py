@@ -1,5 +1,11 @@
-"""The facts of this assignment, each written once. Everything else reads them from here.
+"""The current assignment, as the engine sees it: its facts and the places of its content.
 
+The engine knows no assignment. This module finds the one to grade by the discovery rule of
+``autograder/plugin_api.py`` (``$AUTOGRADER_ASSIGNMENT`` names its package; default week 7's,
+``solutions.week7_attention``), once per process, and gives the rest of the engine its facts
+under the names they always had:
+
+    ASSIGNMENT      the plug-in (plugin_api.Assignment), as its package defines it
     NAME            the assignment's name: nbgrader folder, notebook file stem, LMS column
     PARTS           {part: graded function names}, parts and functions in notebook order
     USES            {graded function: the graded functions it calls}, as the notebook asks
@@ -8,59 +14,45 @@
     code sets       which folders make up the hidden code, the engine, the lab, and what a
                     grade depends on (the batch resume key, the Gradescope zip, the template's
                     hidden-code guard and the reference cache key read them)
+    served(), misconceptions(), build_course()   the assignment's modules, imported when asked
 
-Not here, because they already have one home each: the points (``@pytest.mark.points``
-beside each hidden test; ask ``autograder.engine.catalog.part_points()``), the smoke and
-full epochs (``solutions/lab/lab.py`` ``EPOCHS``), the tolerances
-(``autograder/suites/tolerances.py``). ``templates/student-ci/.github/scripts/public_checks.py``
+The facts themselves are written once, in the assignment package (week 7's:
+``solutions/week7_attention/assignment.py``); the points beside each hidden test (ask
+``autograder.engine.catalog.part_points()``). ``templates/student-ci/.github/scripts/public_checks.py``
 runs in student repositories without this package: it reads ``parts.json`` beside it, which
 ``make release UPDATE=1`` generates from these facts (solutions/release/student_ci.py).
 
-This module imports nothing but the standard library: the sandbox, the release tooling and
-the tests import it before (or without) PyTorch. tests/test_single_source.py fails when a
-second definition of any of these facts appears elsewhere.
+This module imports nothing but the standard library (and the assignment's facts, standard
+library only too): the sandbox, the release tooling and the tests import it before (or without)
+PyTorch. tests/test_single_source.py fails when a second definition of any fact appears elsewhere.
 """
 import os
 from pathlib import Path
 
-NAME = "week7_attention"
+from .plugin_api import Assignment, Served, load
 
-# Graded function names per part, parts in notebook order. The part ids are the ones used by
-# pytest markers, results.json tags, grades.csv columns and `make test-part PART=...`.
-PARTS = {
-    "softmax_read": ("stable_softmax", "attention_read"),
-    "masks": ("causal_mask_blocked", "causal_mask_allowed", "causal_mask_additive",
-              "padding_mask_blocked", "sdpa_mask"),
-    "multihead": ("split_heads", "merge_heads", "multi_head_self_attention"),
-    "positions": ("sinusoidal_positions",),
-    "targets": ("shift_for_next_token", "next_token_loss"),
-    "leakage": ("prefix_change", "assert_no_future_leakage"),
-    "training": (),  # nothing new: the lab's smoke run with the student's mask, shift and loss
-}
-PART_IDS = tuple(PARTS)
-
-# Which graded functions call which (directly), as the notebook's stubs ask and the reference does.
-# The student's inner calls happen in the sandboxed worker, out of the grader's sight: this map is
-# how a failure is traced back to a function that fails its own checks (autograder.diagnosis.hints)
-# and how a diagnosed cause is looked for upstream (autograder.diagnosis.core).
-USES = {
-    "attention_read": ("stable_softmax",),
-    "causal_mask_additive": ("causal_mask_blocked",),
-    "sdpa_mask": ("causal_mask_allowed", "padding_mask_blocked"),
-    "multi_head_self_attention": ("split_heads", "merge_heads", "attention_read"),
-    "assert_no_future_leakage": ("prefix_change",),
-}
+ASSIGNMENT: Assignment = load()
+NAME = ASSIGNMENT.name
+PARTS = dict(ASSIGNMENT.parts)
+PART_IDS = ASSIGNMENT.part_ids
+USES = dict(ASSIGNMENT.uses)
+depends_on = ASSIGNMENT.depends_on
 
 
-def depends_on(function):
-    """Every graded function ``function`` calls, directly or through another (USES, transitively)."""
-    found, todo = [], list(USES.get(function, ()))
-    while todo:
-        used = todo.pop(0)
-        if used not in found:
-            found.append(used)
-            todo += USES.get(used, ())
-    return tuple(found)
+def served() -> Served:
+    """What the assignment hands to student functions (plugin_api.Served; imports PyTorch)."""
+    return ASSIGNMENT.served_module()
+
+
+def misconceptions():
+    """The assignment's misconception library (a module), or None."""
+    return ASSIGNMENT.diagnosis_module()
+
+
+def build_course(*args, **kwargs):
+    """Build the assignment's nbgrader course (its release module's build_course)."""
+    import importlib
+    return importlib.import_module(ASSIGNMENT.release).build_course(*args, **kwargs)
 
 # ---- paths ------------------------------------------------------------------------------------
 # Two places. The package's own files (the engine, the hidden suites, the reference, the templates) are
@@ -76,13 +68,13 @@ ROOT = Path(__file__).resolve().parents[1]  # the folder that holds the packages
 SHIPPED_COPIES = ROOT / "autograder" / "_shipped"
 INSTALLED = SHIPPED_COPIES.is_dir()
 CHECKOUT_FILES = SHIPPED_COPIES if INSTALLED else ROOT
-SHIPPED = (f"assignments/{NAME}/{NAME}.ipynb", "requirements-grader.txt")  # relative to the checkout
+SHIPPED = (ASSIGNMENT.student_notebook, "requirements-grader.txt")  # relative to the checkout
 WORKDIR_VARIABLE = "WEEK7_WORKDIR"
 
-SUITES = ROOT / "autograder" / "suites"
-REFERENCE = ROOT / "solutions" / "reference"
-LAB_PY = ROOT / "solutions" / "lab" / "lab.py"
-NOTEBOOK_SOURCE = ROOT / "solutions" / "notebook" / f"{NAME}.md"  # what instructors edit
+SUITES = ROOT / ASSIGNMENT.suites
+REFERENCE = ROOT / ASSIGNMENT.reference
+LAB_PY = ROOT / ASSIGNMENT.lab
+NOTEBOOK_SOURCE = ROOT / ASSIGNMENT.notebook_source  # what instructors edit
 NOTEBOOK_FILE = f"{NAME}.ipynb"  # what students upload
 STUDENT_NOTEBOOK = CHECKOUT_FILES / SHIPPED[0]  # committed, generated
 GRADER_LOCK = CHECKOUT_FILES / SHIPPED[1]  # the pinned packages the grader alone needs (the Gradescope image)
@@ -129,23 +121,23 @@ def private() -> list[Path]:
 
 
 # ---- code sets: folders or files at their checkout paths, posix -----------------------------------
-HIDDEN = ("autograder/suites", "solutions/reference")  # never in a worker's memory or view
+HIDDEN = ASSIGNMENT.hidden  # never in a worker's memory or view
 ENGINE = ("autograder/engine", "autograder/sandbox", "autograder/flows")  # trusted machinery
-LAB = ("solutions/lab",)  # the given lab code (the student notebook holds a copy)
+LAB = ASSIGNMENT.lab_code  # the given lab code (the student notebook holds a copy)
 # What the grader reads at grading time (the Gradescope zip): the whole package, the hidden
 # code, the lab, the solutions package's own small modules, and the released student notebook
 # (the written questions' text, to find and label the answers).
-GRADER = ("autograder", "solutions/__init__.py", "solutions/_shapes.py", *HIDDEN[1:], *LAB, SHIPPED[0])
+GRADER = ("autograder", *ASSIGNMENT.grader_code, SHIPPED[0])
 # What a grade depends on (grade-all's resume key): all the grader's code, flows included (they write
 # the feedback), so that a changed grader never reuses a result it might not give again.
 GRADE_INPUTS = GRADER
 # What the reference smoke run's numbers depend on (besides torch and the CPU): the reference, the
 # lab and the optimizer the grader trains it with.
-REFERENCE_RUN = ("solutions/_shapes.py", "solutions/reference", *LAB, "autograder/engine/eager_adamw.py")
+REFERENCE_RUN = ASSIGNMENT.reference_run
 
 
 def module_prefixes(entries):
-    """Dotted module prefixes of folder entries: ("autograder/suites",) -> ("autograder.suites",)."""
+    """Dotted module prefixes of folder entries: ("solutions/week7_attention/suites",) -> ("solutions.week7_attention.suites",)."""
     return tuple(entry.replace("/", ".") for entry in entries if not entry.endswith(".py"))
 
 

@@ -123,7 +123,7 @@ def inner_warm(paths):
     assert grader.template.forked, "the bench must measure the template as the CLI starts it"
     import pytest
 
-    from autograder.engine import reference_runs
+    from solutions.week7_attention.served import reference_runs
     from autograder.engine.grade import read_code_cells
     from autograder.engine.supervisor import WorkerSession
     spent = {"cells": 0.0, "fixtures": 0.0, "tests": 0.0}
@@ -359,9 +359,9 @@ def main(argv=None):
     agree = all(nb_scores[s] is not None and abs(nb_scores[s] - ours[s]) < 1e-6 for s in nb_students)
     diagnosis_lines = []
     if args.diagnosis:
-        from autograder.diagnosis import measure
+        from solutions.week7_attention.diagnosis import measure
         diagnosis_lines = ["", "Diagnosis of known mistakes, precision and recall over the mutant corpora "
-                           "(`autograder/diagnosis/measure.py`; the fresh mutants were not used to build "
+                           "(`solutions/week7_attention/diagnosis/measure.py`; the fresh mutants were not used to build "
                            "the library):", "", "```", measure.table(measure.figures(measure.load(args.corpus))), "```"]
     lines = [
         "# Grading speed: our grader vs nbgrader autograde",

@@ -1,8 +1,8 @@
-"""The diagnosis of failed checks (autograder/diagnosis): each wrong version against an independent
+"""The diagnosis of failed checks (solutions/week7_attention/diagnosis): each wrong version against an independent
 oracle, the matcher's rules, the feedback line, and precision / recall over the mutant corpus.
 
 The corpus measurement grades every mutant in-process (the hidden suites over a notebook-like
-namespace, see autograder/diagnosis/measure.py) and prints a table; the fresh mutants
+namespace, see solutions/week7_attention/diagnosis/measure.py) and prints a table; the fresh mutants
 (tests/corpus/mutants_fresh) were written after the library and are reported separately.
 """
 import math
@@ -13,9 +13,9 @@ from torch import nn
 from torch.nn import functional as F
 
 import solutions.reference as ref
-from autograder.diagnosis import FAMILIES, LIBRARY, MISCONCEPTIONS, Diagnoser, causes_by_part, core, own_entries
+from solutions.week7_attention.diagnosis import FAMILIES, LIBRARY, MISCONCEPTIONS, Diagnoser, causes_by_part, core, own_entries
 from autograder.engine.plugin import TestResult as Result
-from autograder.engine.probes import lab_model
+from solutions.week7_attention.served.probes import lab_model
 from autograder.engine.call_result import CallResult
 
 ENTRY = {m.id: m.compute for m in MISCONCEPTIONS}
@@ -336,7 +336,7 @@ FRESH_RECALL, FRESH_PRECISION = 0.85, 0.95
 
 @pytest.fixture(scope="module")
 def measured(request):
-    from autograder.diagnosis import measure
+    from solutions.week7_attention.diagnosis import measure
     from tests.corpus.measured import corpora
     figures = measure.figures(corpora())
     capture = request.config.pluginmanager.get_plugin("capturemanager")
@@ -408,7 +408,7 @@ def wrong_hints(case, mutant):
 
 def test_wrong_hints_finds_the_issue_12_examples():
     """The rule above on the two hints issue 12 reported (as they were before it)."""
-    from autograder.diagnosis.measure import Case
+    from solutions.week7_attention.diagnosis.measure import Case
     from tests.corpus.mutants import MUTANTS
     by_name = {m.name: m for m in MUTANTS}
     swap = Case("positions_sin_cos_swapped", "positions_sin_cos_swapped", hints=[

@@ -1,4 +1,4 @@
-"""autograder/suites/expect.py: the wording of a failed check and which entry it names.
+"""solutions/week7_attention/suites/expect.py: the wording of a failed check and which entry it names.
 
 A student reads one line per failed check, so the line must name the entry that is furthest out of
 tolerance (not the first one that differs), say how many entries differ, quote the tolerance used,
@@ -7,8 +7,8 @@ and never print a whole tensor. Fast unit tests (make test-fast).
 import pytest
 import torch
 
-from autograder.suites.expect import CheckFailed, describe, expect_close, expect_shape, expect_unchanged
-from autograder.suites.tolerances import TOL
+from solutions.week7_attention.suites.expect import CheckFailed, describe, expect_close, expect_shape, expect_unchanged
+from solutions.week7_attention.suites.tolerances import TOL
 
 
 def failure(*args, **kwargs):

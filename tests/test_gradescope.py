@@ -152,7 +152,7 @@ def test_zip_layout(autograder_zip):
         requirements = archive.read("requirements.txt").decode()
     assert {"setup.sh", "run_autograder", "requirements.txt"} <= names
     assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
-    assert {f"autograder/suites/test_{p}.py" for p in ("masks", "targets", "training")} <= names  # hidden suites
+    assert {f"solutions/week7_attention/suites/test_{p}.py" for p in ("masks", "targets", "training")} <= names  # hidden suites
     assert "solutions/reference/masks.py" in names and "solutions/lab/lab.py" in names  # the reference
     assert "autograder/engine/grade.py" in names and "autograder/sandbox/worker.py" in names  # the engine
     assert not any(n.startswith(("tests/", "solutions/release/", "solutions/notebook/")) for n in names)

@@ -1,4 +1,4 @@
-"""Hints that follow the cause (autograder/diagnosis/hints.py, issue 12): the feedback helpers one by
+"""Hints that follow the cause (solutions/week7_attention/diagnosis/hints.py, issue 12): the feedback helpers one by
 one, the declared dependency map they read (autograder/assignment.py USES), and two in-process grades
 that show the stage at work (a wrong attention_read seen from the multihead checks; a sin/cos swap,
 whose exponent check now passes). Every hint of the mistake corpus is checked against its known cause
@@ -7,8 +7,8 @@ in tests/test_diagnosis.py (test_no_hint_names_a_wrong_cause).
 import pytest
 
 from autograder.assignment import PART_IDS, PARTS, USES, depends_on
-from autograder.diagnosis import hints
-from autograder.diagnosis.core import Call
+from solutions.week7_attention.diagnosis import hints
+from solutions.week7_attention.diagnosis.core import Call
 from autograder.engine.plugin import TestResult as Result
 from autograder.engine.call_result import CallResult
 
@@ -162,7 +162,7 @@ def test_training_checks_name_the_pieces_that_fail():
 # --- in-process grades: the stage and the suites together ------------------------------------------
 
 def _grade(edit, parts):
-    from autograder.diagnosis import measure
+    from solutions.week7_attention.diagnosis import measure
     return [r for r in measure.grade(measure.namespace(edit), parts) if r.status == "failed"]
 
 

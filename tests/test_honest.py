@@ -23,10 +23,10 @@ from torch.nn import functional as F
 
 import solutions.reference as reference
 from autograder.assignment import ROOT
-from autograder.engine.probes import lab, lab_model
+from solutions.week7_attention.served.probes import lab, lab_model
 from autograder.engine.student import LocalTransport
-from autograder.sandbox.replica import mode_vector
-from autograder.suites.tolerances import TOL
+from solutions.week7_attention.served.replica import mode_vector
+from solutions.week7_attention.suites.tolerances import TOL
 from flows.shared import by_part, cli_results, course
 from flows.submissions import honest_names, honest_submissions
 from tests.corpus.honest import corpus

@@ -34,3 +34,37 @@ def test_the_graph_sees_circles_and_deferred_imports(tmp_path):
     assert edges["pkg.c"] == {"pkg.a"}
     assert circles(edges) == [frozenset({"pkg.a", "pkg.b"})]
     assert "tests.corpus" in import_graph.external_imports(tmp_path, ("pkg",))["pkg.c"]
+
+
+# The engine knows no assignment (issue 29): no module of autograder/ imports assignment content by name.
+# It finds the assignment by the discovery rule (autograder/plugin_api.py) and reads everything through it.
+def _assignment_content_imports(root=import_graph.ROOT):
+    """[(engine module, what it imports)] for imports of assignment content: the solutions package (the
+    assignment packages, the reference, the lab, the release tooling) or hidden suites and misconception
+    libraries by name, wherever they lie."""
+    forbidden = ("solutions",)
+    offenders = []
+    for module, names in import_graph.external_imports(root, ("autograder",)).items():
+        for name in names:
+            parts = name.split(".")
+            if parts[0] in forbidden or "suites" in parts or "diagnosis" in parts:
+                offenders.append((module, name))
+    return sorted(offenders)
+
+
+def test_the_engine_imports_no_assignment():
+    offenders = _assignment_content_imports()
+    assert not offenders, ("engine modules import assignment content; reach it through autograder.assignment "
+                           "(plugin_api.Assignment) instead:\n" + "\n".join(f"  {m} imports {n}" for m, n in offenders))
+
+
+def test_the_assignment_check_sees_imports(tmp_path):
+    engine = tmp_path / "autograder/engine"
+    engine.mkdir(parents=True)
+    (engine.parent / "__init__.py").write_text("")
+    (engine / "__init__.py").write_text("")
+    (engine / "a.py").write_text("def f():\n    from ..diagnosis import Diagnoser\n")  # a deferred import counts
+    (engine / "b.py").write_text("import solutions.reference as ref\n")
+    (engine / "c.py").write_text("from ..assignment import served\n")  # through the plug-in: allowed
+    assert _assignment_content_imports(tmp_path) == [("autograder.engine.a", "autograder.diagnosis.Diagnoser"),
+                                                     ("autograder.engine.b", "solutions.reference")]

@@ -47,7 +47,7 @@ def test_grader_optimizer_is_adamw_without_the_compiler():
 import sys, torch
 import solutions.reference as ref
 from solutions.lab import lab
-from autograder.engine.eager_adamw import EagerAdamW
+from solutions.week7_attention.served.eager_adamw import EagerAdamW
 torch.set_num_threads(1)
 pieces = (ref.sinusoidal_positions(lab.MAX_POSITIONS, lab.WIDTH), ref.causal_mask_blocked,
           ref.shift_for_next_token, ref.next_token_loss)

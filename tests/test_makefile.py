@@ -24,7 +24,7 @@ def test_test_fast_prints_the_wall_time_it_took(tmp_path):
     run = _test_fast(tmp_path, 0)
     assert run.returncode == 0, run.stdout + run.stderr
     calls = (tmp_path / "calls").read_text().splitlines()
-    assert [c.split()[:3] for c in calls] == [["-m", "pytest", "autograder/suites"], ["-m", "pytest", "tests"]]
+    assert [c.split()[:3] for c in calls] == [["-m", "pytest", "solutions/week7_attention/suites"], ["-m", "pytest", "tests"]]
     took = re.search(r"^make test-fast: (\d+\.\d) s wall time$", run.stdout, re.M)
     assert took, run.stdout
     assert 0.6 <= float(took.group(1)) < 30, took.group(0)

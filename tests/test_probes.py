@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import solutions.reference as reference
-from autograder.engine import probes
+from solutions.week7_attention.served import probes
 from autograder.engine.catalog import catalog
 from autograder.engine.plugin import run_suites
 from autograder.engine.student import LocalTransport, Student
@@ -97,8 +97,8 @@ def test_no_verdict_order_is_drawn_from_a_models_seed(monkeypatch):
     its own first model. Both suites that ask pools run here in-process against the reference."""
     import pytest as _pytest
 
-    from autograder.engine import probes as probe_module
-    from autograder.suites import verdicts
+    from solutions.week7_attention.served import probes as probe_module
+    from solutions.week7_attention.suites import verdicts
     model_probes, order_probes = set(), set()
     real_weights, real_generator = probe_module._seeded_weights, verdicts.generator
 
@@ -113,7 +113,7 @@ def test_no_verdict_order_is_drawn_from_a_models_seed(monkeypatch):
     monkeypatch.setattr(probe_module, "_seeded_weights", weights)
     monkeypatch.setattr(verdicts, "generator", order)
     from autograder.assignment import ROOT
-    code = _pytest.main([str(ROOT / "autograder/suites/test_leakage.py"), "-q", "-p", "no:cacheprovider",
+    code = _pytest.main([str(ROOT / "solutions/week7_attention/suites/test_leakage.py"), "-q", "-p", "no:cacheprovider",
                          "--assert=plain", "-k", "assert"])
     assert code == 0
     assert model_probes and order_probes, "the suite asked no pool, or built no model"

@@ -336,7 +336,7 @@ PLAN = {
     "make clean-course": run(has("kept build/course"), stdin="no\n"),
     "make test-part PART=masks": dry("a hidden suite and the package tests marked masks, mutants included (minutes); "
                                      "`make test` (CI) runs the same tests",
-                                     check=has("autograder/suites/test_masks.py", "-m masks")),
+                                     check=has("solutions/week7_attention/suites/test_masks.py", "-m masks")),
     "make smoke": run(has("max prefix change before training: 0.00e+00", "2.0794")),
     "make train": dry("25 epochs (~7 s more); test_lab runs its command, `python -m solutions.lab`, and checks the "
                       "README's numbers", check=has("-m solutions.lab")),

@@ -28,7 +28,7 @@ import pytest
 
 from autograder import assignment
 from autograder.engine.catalog import catalog, part_points
-from autograder.suites.tolerances import TOL, Tol
+from solutions.week7_attention.suites.tolerances import TOL, Tol
 from tests.corpus.alternatives import ALTERNATIVES
 
 pytestmark = pytest.mark.slow
@@ -136,7 +136,7 @@ def a_single_test(part):
     for test in catalog():
         path, name = test.nodeid.split("::")
         if test.part == part and counts[(path, name)] == 1:
-            return f"autograder/suites/{Path(path).name}", name, test.points
+            return f"solutions/week7_attention/suites/{Path(path).name}", name, test.points
     raise AssertionError(f"no single hidden test in {part}")
 
 
@@ -160,14 +160,14 @@ TOL_NAME, TOL_FACTOR = "positions", 3
 @pytest.fixture(scope="module")
 def numbers(tmp_path_factory):
     copy = Copy(tmp_path_factory.mktemp("numbers") / "package")
-    # Recipe "change a test's points": its @pytest.mark.points(n) in autograder/suites/test_<part>.py.
+    # Recipe "change a test's points": its @pytest.mark.points(n) in solutions/week7_attention/suites/test_<part>.py.
     path, name, old = a_single_test(POINTS_PART)
     new_points = old + POINTS_DELTA
     copy.edit(path, re.compile(rf"@pytest\.mark\.points\([\d.]+\)(\n(?:@.*\n)*def {name}\()"),
               rf"@pytest.mark.points({new_points:g})\1")
-    # Recipe "change a tolerance": its entry in autograder/suites/tolerances.py.
+    # Recipe "change a tolerance": its entry in solutions/week7_attention/suites/tolerances.py.
     tol = Tol(TOL[TOL_NAME].atol * TOL_FACTOR, TOL[TOL_NAME].rtol)
-    copy.edit("autograder/suites/tolerances.py", re.compile(rf'"{TOL_NAME}": Tol\([^)]*\)'),
+    copy.edit("solutions/week7_attention/suites/tolerances.py", re.compile(rf'"{TOL_NAME}": Tol\([^)]*\)'),
               f'"{TOL_NAME}": Tol({tol.atol:g}, {tol.rtol:g})')
     # Recipe "change the smoke or full epochs": EPOCHS in solutions/lab/lab.py.
     lab = (copy.root / assignment.LAB_PY.relative_to(ROOT)).read_text()
@@ -283,7 +283,7 @@ def {NEW_FUNCTION}(batch, length):
 '''
 NEW_FUNCTION_TEST = f'''
 
-from autograder.suites.expect import expect  # noqa: E402
+from solutions.week7_attention.suites.expect import expect  # noqa: E402
 
 
 @pytest.mark.points({NEW_FUNCTION_POINTS})
@@ -325,7 +325,7 @@ def new_function(tmp_path_factory):
     copy.edit("solutions/reference/__init__.py", re.compile(rf"(\nfrom \.{part} import )"), rf"\1{NEW_FUNCTION}, ")
     copy.edit(assignment.NOTEBOOK_SOURCE.relative_to(ROOT),
               re.compile(rf"(```python solution {part}\n(?:.*\n)*?)```"), rf"\1\n{{{{ {NEW_FUNCTION} }}}}\n```")
-    copy.append(f"autograder/suites/test_{part}.py", NEW_FUNCTION_TEST)
+    copy.append(f"solutions/week7_attention/suites/test_{part}.py", NEW_FUNCTION_TEST)
     # Forgetting autograder/assignment.py: the release stops and says which file to fix.
     forgot = copy.run("make", "release", "UPDATE=1", ok=False)
     add_to_parts(copy, part, NEW_FUNCTION)
@@ -387,7 +387,7 @@ NEW_PART_SUITE = f'''"""{NEW_PART}: greedy decoding picks the most likely token 
 import pytest
 import torch
 
-from autograder.suites.expect import expect
+from solutions.week7_attention.suites.expect import expect
 
 pytestmark = pytest.mark.part("{NEW_PART}")
 
@@ -434,7 +434,7 @@ def new_part(tmp_path_factory):
     copy.append("solutions/reference/__init__.py", f"from .{NEW_PART} import {NEW_PART_FUNCTION}  # noqa: E402\n")
     copy.edit("autograder/assignment.py", f'\n    "{before}": (',
               f'\n    "{NEW_PART}": ("{NEW_PART_FUNCTION}",),\n    "{before}": (')
-    (copy.root / f"autograder/suites/test_{NEW_PART}.py").write_text(NEW_PART_SUITE)
+    (copy.root / f"solutions/week7_attention/suites/test_{NEW_PART}.py").write_text(NEW_PART_SUITE)
     source = assignment.NOTEBOOK_SOURCE.relative_to(ROOT)
     text = (copy.root / source).read_text()
     graded_last = text.index(f"```python graded {before}\n")

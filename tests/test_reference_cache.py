@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from autograder.engine import reference_runs
+from solutions.week7_attention.served import reference_runs
 
 
 @pytest.fixture

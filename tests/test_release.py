@@ -129,7 +129,7 @@ def test_release_names_what_makes_the_parts_disagree(monkeypatch):
                                          "extra_part": ()})
     problems = build.part_problems(nb, {**points, "extra_part": 0})
     assert any(f"PARTS[{part!r}] lists" in p and "extra_function" in p for p in problems), problems
-    assert any("'extra_part' has no hidden tests" in p and "autograder/suites/test_extra_part.py" in p
+    assert any("'extra_part' has no hidden tests" in p and "solutions/week7_attention/suites/test_extra_part.py" in p
                for p in problems), problems
     assert any("python graded extra_part" in p for p in problems), problems
     with pytest.raises(build.SourceMismatch):

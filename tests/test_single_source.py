@@ -1,7 +1,8 @@
 """Each fact of the assignment is written once (issue 12): a second definition fails here, saying where.
 
-The facts' home is autograder/assignment.py (name, parts and graded functions, paths, code
-sets); the smoke and full epochs live in solutions/lab/lab.py (EPOCHS); the points beside
+The facts' homes are the assignment package (week 7's: solutions/week7_attention/assignment.py,
+name, parts and graded functions; its __init__.py, the paths and code sets) and, for the engine,
+autograder/assignment.py (which reads them) and autograder/plugin_api.py (the default assignment); the smoke and full epochs live in solutions/lab/lab.py (EPOCHS); the points beside
 each hidden test. The scanner reads the Python files of autograder/, solutions/, tests/
 and bench/ (their syntax trees: docstrings and comments are prose, not definitions) and
 reports, outside those homes:
@@ -35,6 +36,9 @@ from autograder import assignment, settings
 
 SCANNED = ("autograder", "solutions", "tests", "bench")
 HOME = "autograder/assignment.py"
+# The assignment package and the plug-in interface (its default package name) are homes too.
+HOMES = {HOME, "autograder/plugin_api.py", f"{assignment.ASSIGNMENT.package.replace('.', '/')}/assignment.py",
+         f"{assignment.ASSIGNMENT.package.replace('.', '/')}/__init__.py"}
 EPOCHS_HOME = "solutions/lab/lab.py"
 SETTINGS_HOME = "autograder/settings.py"
 SETTING_SETS = {"feedback levels": set(settings.FEEDBACK_LEVELS), "visibilities": set(settings.VISIBILITIES)}
@@ -86,9 +90,20 @@ def _chain(node):
     return tuple(reversed(parts))
 
 
+# The assignment package's own place (a folder, a module prefix) names the package, not the assignment:
+# a path into it is a path, written as such wherever a file inside is meant.
+PACKAGE_PLACES = (assignment.ASSIGNMENT.package.replace(".", "/") + "/", assignment.ASSIGNMENT.package + ".")
+
+
+def _without_package(value):
+    for place in PACKAGE_PLACES:
+        value = value.replace(place, "")
+    return value
+
+
 def scan_source(text, relpath):
     """[(line, rule, what)] of the second definitions in one file's source."""
-    if relpath == HOME:
+    if relpath in HOMES:
         return []
     tree = ast.parse(text)
     docs = _docstrings(tree)
@@ -98,7 +113,7 @@ def scan_source(text, relpath):
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
-            if assignment.NAME in node.value and "\n" not in node.value:
+            if assignment.NAME in _without_package(node.value) and "\n" not in node.value:
                 found.append((line, "name", repr(node.value)[:80]))
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -158,7 +173,7 @@ def _describe(report):
 
 def test_each_fact_is_defined_once():
     report = scan_tree(assignment.ROOT)
-    assert not report, ("a fact of the assignment is defined outside autograder/assignment.py "
+    assert not report, ("a fact of the assignment is defined outside its package "
                         "(read it from there instead):\n" + _describe(report))
 
 
@@ -179,8 +194,8 @@ PLANTED = {
                    '     "leakage": 12, "training": 18}\n'),
     "root parents": 'from pathlib import Path\nROOT = Path(__file__).resolve().parents[2]\n',
     "root dirname": 'import os\nROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n',
-    "code set folders": 'SOURCES = ("autograder/engine", "autograder/suites")\n',
-    "code set modules": 'if name.startswith(("autograder.suites", "solutions.reference")): pass\n',
+    "code set folders": 'SOURCES = ("autograder/engine", "solutions/week7_attention/suites")\n',
+    "code set modules": 'if name.startswith(("solutions.week7_attention.suites", "solutions.reference")): pass\n',
     "code set path": 'HIDDEN = ROOT / "solutions" / "reference"\n',
     "epochs": 'SMOKE_EPOCHS = 2\n',
     "uses": 'USES = {"attention_read": ("stable_softmax",)}\n',

@@ -38,8 +38,8 @@ mod = sys.modules.get("autograder")
 bases = [p for p in sys.path if p.endswith("site-packages")]
 if mod is not None and getattr(mod, "__file__", None):
     bases.append(os.path.dirname(os.path.dirname(mod.__file__)))
-targets = [os.path.join(b, r) for b in bases for r in ("autograder/suites/test_masks.py", "solutions/reference/masks.py",
-                                                      "autograder/suites/conftest.py")] + [{str(secret)!r}]
+targets = [os.path.join(b, r) for b in bases for r in ("solutions/week7_attention/suites/test_masks.py", "solutions/reference/masks.py",
+                                                      "solutions/week7_attention/suites/conftest.py")] + [{str(secret)!r}]
 loot = []
 for target in targets:
     try:
@@ -96,8 +96,8 @@ def test_the_wheel_carries_what_the_grader_reads(dists):
         names = set(archive.namelist())
         entry_points = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/entry_points.txt"))
     for part in ("masks", "training", "leakage"):
-        assert f"autograder/suites/test_{part}.py" in names, "the hidden suites"
-    assert {"autograder/suites/conftest.py", "autograder/suites/expect.py", "solutions/reference/masks.py",
+        assert f"solutions/week7_attention/suites/test_{part}.py" in names, "the hidden suites"
+    assert {"solutions/week7_attention/suites/conftest.py", "solutions/week7_attention/suites/expect.py", "solutions/reference/masks.py",
             "solutions/lab/lab.py", f"solutions/notebook/{NAME}.md"} <= names
     assert {"autograder/flows/gradescope/setup.sh", "autograder/flows/gradescope/run_autograder",
             "autograder/flows/written/mathjax_config.js", "autograder/flows/written/templates/student.html.j2",
@@ -214,7 +214,7 @@ def test_the_gradescope_image_holds_the_slim_lock_only(environments):
               for line in GRADER_LOCK.read_text().splitlines() if line and not line.startswith("#")}
     assert have == locked, {k: (have.get(k), locked.get(k)) for k in set(have) | set(locked) if have.get(k) != locked.get(k)}
     imports = run([python, "-c", "import autograder.engine.grader, autograder.flows.gradescope.run, "
-                                 "autograder.suites.expect; import torch; print(torch.__version__)"], cwd=root / "source")
+                                 "solutions.week7_attention.suites.expect; import torch; print(torch.__version__)"], cwd=root / "source")
     assert imports.stdout.startswith("2.13.0")
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..assignment import PART_IDS as PARTS
-from . import probes, secret
+from ..assignment import served
+from . import secret
 from .catalog import catalog
 from .plugin import Status, TestResult, run_suites
 from .student import Student
@@ -185,11 +186,11 @@ def grade_notebook(path: str | os.PathLike, template: Template, parts: Iterable[
     session = WorkerSession(template, cells, limits, hide=hide)
     try:
         session.prefetch()  # the worker runs the notebook while pytest collects
-        probes.use_submission(probes.submission_base(secret.load(), digest))
+        served().use_submission(secret.submission_base(secret.load(), digest))
         results = run_suites(Student(session, limits), parts)
         cells_run = session.execution_report()
     finally:
-        probes.use_submission(0)
+        served().use_submission(0)
         session.close()
         torch.set_num_threads(threads)
     problems = [c for c in cells_run if c.error or c.fatal]

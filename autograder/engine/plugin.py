@@ -19,8 +19,8 @@ GRADER_FAILED = "Autograder failed on this check; your instructor has the detail
 
 # What students are shown, least to most (--feedback): declared in autograder/settings.py.
 from ..settings import DEFAULT_FEEDBACK, FEEDBACK_LEVELS  # noqa: E402,F401
-# Calls per function kept to rule diagnosed causes out (autograder.diagnosis): what the diagnosis needs to see,
-# not a limit on the submission (its calls all run; the rest are only not kept).
+# Calls per function kept to rule diagnosed causes out (the assignment's misconception library): what the diagnosis
+# needs to see, not a limit on the submission (its calls all run; the rest are only not kept).
 HISTORY_PER_FUNCTION = 12
 
 
@@ -43,7 +43,7 @@ class TestResult:
     message: str = ""  # what was found (values); at level "hints" followed by ``hint``
     internal: str = ""  # traceback for instructors only; never shown to students
     hint: str = ""  # a likely cause, shown only at feedback level "hints"
-    cause: str = ""  # the diagnosed mistake (autograder.diagnosis), shown only at level "hints"
+    cause: str = ""  # the diagnosed mistake (solutions.week7_attention.diagnosis), shown only at level "hints"
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)  # "passed" from a caller or a file becomes Status.PASSED; a typo raises
@@ -70,7 +70,7 @@ class TestResult:
 class GradingPlugin:
     def __init__(self, student):
         self.student, self.results = student, {}
-        # Diagnosis of failed checks (autograder.diagnosis): the student's calls, as the grader sent
+        # Diagnosis of failed checks (solutions.week7_attention.diagnosis): the student's calls, as the grader sent
         # them and as they were answered, are recorded by Student.calls for each check.
         self.shared_calls = {}  # part -> calls made while setting up its checks (shared fixtures, e.g. training)
         self.history = {}  # function -> a few of its calls from any check (they rule causes out)
@@ -110,7 +110,7 @@ class GradingPlugin:
 
     def finish(self):
         """Give each failed check its likely cause (TestResult.cause), or none when unsure; then let
-        its hint follow the cause (autograder.diagnosis.hints).
+        its hint follow the cause (solutions.week7_attention.diagnosis.hints).
 
         Done once every check has run, so that calls from later checks can rule causes out too
         (the suites run in file order: multihead before softmax_read). A check's calls are its own
@@ -125,8 +125,8 @@ class GradingPlugin:
             failed = []
         try:
             if failed:
-                from ..diagnosis import Diagnoser
-                diagnoser = Diagnoser()
+                from ..assignment import misconceptions
+                diagnoser = misconceptions().Diagnoser()  # the assignment's library; none: no causes
             for result, calls in (checks if failed else []):
                 try:
                     result.cause = diagnoser.diagnose(calls, result.part, self.history)[0] if calls else ""
@@ -135,7 +135,9 @@ class GradingPlugin:
         except Exception:  # noqa: BLE001 - the library itself failed to load: no causes, same scores
             pass
         try:
-            from ..diagnosis.hints import Check, follow_the_cause
+            from ..assignment import misconceptions
+            hints = misconceptions().hints
+            Check, follow_the_cause = hints.Check, hints.follow_the_cause
             follow_the_cause([Check.from_calls(result, calls) for result, calls in checks])
         except Exception:  # noqa: BLE001 - hints are best effort: the static ones stay, same scores
             pass

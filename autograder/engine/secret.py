@@ -11,6 +11,8 @@ a regular file of at least ``MIN_BYTES`` bytes, readable, and readable by its ow
 anything else is refused (``SecretError``, which says how to fix it) and never used: a short
 key would make every probe predictable, a world-readable one lets anyone forge them.
 """
+import hashlib
+import hmac
 import os
 import stat
 from pathlib import Path
@@ -113,3 +115,11 @@ def _read(where):
     if len(data) < MIN_BYTES:
         raise _refuse(where, f"is {len(data)} bytes, shorter than the {MIN_BYTES} it must have", _remake(where))
     return data
+
+
+def submission_base(secret, notebook_sha256):
+    """The probe base of one notebook: HMAC-SHA256(secret, sha256 of its bytes), all 256 bits.
+
+    The assignment draws that notebook's probes from it (plugin_api.Served.use_submission)."""
+    digest = hmac.new(secret, notebook_sha256.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest, "big")

@@ -34,7 +34,7 @@ class Student:
         self.limits = limits or Limits()  # the grade's limits, for the suites that bound a run of their own (training)
         # Every call of the current check, as sent and as answered (diagnosis.core.Call): the
         # grading plugin clears it when a check starts and, if the check fails, hands it to
-        # autograder.diagnosis. Tensors are cloned before sending; models are the grader's own.
+        # the assignment's misconception library. Tensors are cloned before sending; models are the grader's own.
         self.calls: list = []
 
     def call(self, name, *args, timeout=None, **kwargs):
@@ -51,13 +51,14 @@ class Student:
         return result.value, result.grad
 
     def _send(self, name, args, kwargs, grad, timeout):
-        from ..diagnosis.core import record
+        from ..assignment import misconceptions
+        library = misconceptions()  # the assignment's misconception library records the calls it may read
         if vars(self).get("_large", 0) > COLLECT_AFTER_BYTES:
             # A failed check's exception holds its frame, and the frame the reply: such cycles
             # wait for the garbage collector, which would let large replies pile up meanwhile.
             gc.collect()
             self._large = 0
-        sent = record(name, args, kwargs, grad)
+        sent = library.record(name, args, kwargs, grad) if library else _Sent(name)
         result = self._transport.call(name, list(args), kwargs, grad=grad, timeout=timeout)
         sent.result = result
         size = tensor_bytes((result.value, result.grad))
@@ -102,6 +103,13 @@ def load_lab():
     return module
 
 
+class _Sent:
+    """A call as sent, when the assignment has no misconception library to record it."""
+
+    def __init__(self, name):
+        self.name, self.result = name, None
+
+
 def lab_source():
     from ..assignment import LAB_PY
     return LAB_PY.read_text()
@@ -122,8 +130,8 @@ class LocalTransport:
         import torch
 
         from ..sandbox import calls
-        from ..sandbox.replica import mode_vector
-        from .lab_models import dropout_active, is_lab_model
+        from ..assignment import served
+        lab_models = served()  # what the assignment hands to functions besides values (plugin_api.Served)
         try:
             fn = calls.lookup(self._ns, name)
         except calls.NotAFunction as missing:
@@ -131,9 +139,9 @@ class LocalTransport:
         originals = list(args)
         args = [_local(a) for a in args]
         kwargs = {k: _local(v) for k, v in kwargs.items()}
-        models = [a for a in [*args, *kwargs.values()] if is_lab_model(a)]
+        models = [a for a in [*args, *kwargs.values()] if lab_models.is_model(a)]
         forward_modes = []
-        hooks = [m.register_forward_pre_hook(lambda module, _: forward_modes.append(dropout_active(module)))
+        hooks = [m.register_forward_pre_hook(lambda module, _: forward_modes.append(lab_models.dropout_active(module)))
                  for m in models]
         try:
             value, gradient = calls.invoke(fn, args, kwargs, grad)
@@ -145,7 +153,7 @@ class LocalTransport:
         mutated = [i for i, (a, o) in enumerate(zip(args, originals))
                    if isinstance(o, torch.Tensor) and not torch.equal(a, o)]
         return CallResult(True, _roundtrip(value), _roundtrip(gradient), mutated=mutated,
-                          modes=[tuple(mode_vector(m)) for m in models], forward_modes=forward_modes)
+                          modes=[tuple(lab_models.mode_vector(m)) for m in models], forward_modes=forward_modes)
 
 
 def _local(value):

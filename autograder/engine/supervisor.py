@@ -29,12 +29,11 @@ from dataclasses import dataclass
 
 import torch
 
-from ..assignment import private
+from ..assignment import private, served
 from ..settings import Limits
 from ..sandbox import protocol, wire
 from ..sandbox.config import WorkerConfig
 from ..sandbox.confinement import Mode, python_trees
-from .lab_models import ServedModels, is_lab_model
 from .call_result import CallResult
 from .faults import GraderFault, SubmissionFault, WorkerLost
 
@@ -335,7 +334,7 @@ class WorkerSession:
         if name in self.poisoned:
             raise WorkerLost(self.poisoned[name])
         self.arena.reset()
-        placed, models = [], ServedModels(self.limits, self.limits.model_seconds - self.model_seconds)
+        placed, models = [], served().model_server(self.limits, self.limits.model_seconds - self.model_seconds)
         wire_args = [self._outgoing(a, placed, models, i) for i, a in enumerate(args)]
         wire_kwargs = {k: self._outgoing(v, placed, models, None) for k, v in kwargs.items()}
         for attempt in (1, 2):
@@ -375,7 +374,7 @@ class WorkerSession:
             spec, raw = self.arena.place(value)
             placed.append((index, spec, raw))
             return spec
-        if is_lab_model(value):  # it stays here; the worker gets a replica (sandbox/replica.py)
+        if served().is_model(value):  # it stays here; the worker gets a replica (sandbox/replica.py)
             return models.outgoing(value)
         return value
 

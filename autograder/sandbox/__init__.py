@@ -45,5 +45,6 @@ environment, command line), confine.py (namespaces, the worker's root, per-proce
 landlock.py (files and other processes without namespaces), syscalls.py (the system calls it may make).
 Each reaches the kernel through autograder/linux/ alone: the one libc handle, prctl and system calls that raise
 OSError, and every number and flag, defined once.
-The lab models a function receives are replicas whose forward passes the grader runs (replica.py).
+The models a function receives are the assignment's replicas whose forward passes the grader runs
+(plugin_api.Served.replicas; week 7's: solutions/week7_attention/served/replica.py).
 """

@@ -24,6 +24,7 @@ import time
 import torch
 
 from .. import assignment
+from ..assignment import served
 from ..linux.flags import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG
 from ..linux.libc import prctl
 from . import budget, confine, identity, steps, worker
@@ -31,24 +32,6 @@ from .config import CLEAN_UP_SECONDS, WorkerConfig
 from .confinement import Mode
 
 ROOT = str(assignment.ROOT)
-
-
-def warm_up(lab):
-    """Pay PyTorch's first-call costs of what the checks ask workers to do, once, instead of in every worker.
-
-    No training step: workers never train (the grader runs the lab's smoke run itself), so
-    the optimizer's torch._dynamo import (~1.4 s) stays out of the template.
-    """
-    torch.set_num_threads(1)
-    from torch.nn import functional as F
-    logits = torch.randn(2, 5, lab.VOCAB, requires_grad=True)
-    loss = F.cross_entropy(logits.reshape(-1, lab.VOCAB), torch.zeros(10, dtype=torch.long))
-    torch.autograd.grad(loss, logits)
-    q = torch.randn(2, 3, 5, 4)
-    F.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(5, 5, dtype=torch.bool))
-    mha = torch.nn.MultiheadAttention(12, 3, batch_first=True)
-    mha(torch.randn(2, 5, 12), torch.randn(2, 5, 12), torch.randn(2, 5, 12), average_attn_weights=False)
-    torch.nn.Transformer.generate_square_subsequent_mask(4)
 
 
 KEEPERS: set[int] = set()  # the keepers this template forked and has not reaped yet
@@ -221,6 +204,7 @@ def serve(control, lab_source):
     budget.sweep()  # groups of keepers that were SIGKILLed before they could remove them
     torch.set_num_threads(1)  # workers forked before the warm-up compute on one thread too
     lab = worker.load_lab(lab_source)
+    served()  # the assignment's served module, imported before any fork: a confined worker can no longer read it
     prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphaned workers come back to us
     signal.signal(signal.SIGCHLD, reap)
     warm = False
@@ -228,7 +212,7 @@ def serve(control, lab_source):
     def warm_once():
         nonlocal warm
         if not warm:
-            warm_up(lab)
+            served().warm_up(lab)  # the assignment's (plugin_api.Served)
             warm = True
 
     if not select.select([control], [], [], 0.5)[0]:

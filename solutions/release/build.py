@@ -148,7 +148,7 @@ def part_problems(nb, points_by_part):
         if len(graded.get(part, [])) != 1:
             problems.append(f"{md} needs one ```python graded {part}``` cell, found {len(graded.get(part, []))}")
         if not points_by_part.get(part):
-            problems.append(f"part {part!r} has no hidden tests: add autograder/suites/test_{part}.py with "
+            problems.append(f"part {part!r} has no hidden tests: add solutions/week7_attention/suites/test_{part}.py with "
                             f"pytestmark = pytest.mark.part({part!r}) and @pytest.mark.points(n) tests")
         cells = solutions.get(part, [])
         if names and len(cells) != 1:

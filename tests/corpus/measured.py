@@ -2,7 +2,7 @@
 
 Writes into DIR:
   corpora.json           the mutants, the correct alternatives and the fresh mutants, in the form
-                         autograder/diagnosis/measure.py reads (``measure.load(DIR)``);
+                         solutions/week7_attention/diagnosis/measure.py reads (``measure.load(DIR)``);
   every_part_wrong.ipynb the instructor notebook with one mutant in every graded part but training
                          (bench/bench.py times the diagnosis on it).
 `make bench` runs this, then ``bench/bench.py --corpus DIR``; the diagnosis tests call ``corpora()``.
@@ -47,7 +47,7 @@ def every_part_wrong(source: Path = INSTRUCTOR_NOTEBOOK) -> nbformat.NotebookNod
 
 def write(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    from autograder.diagnosis.measure import CORPORA_FILE
+    from solutions.week7_attention.diagnosis.measure import CORPORA_FILE
     (folder / CORPORA_FILE).write_text(json.dumps(corpora(), indent=1) + "\n")
     write_notebook(every_part_wrong(), folder / EVERY_PART_WRONG)
     return folder

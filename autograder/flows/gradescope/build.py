@@ -27,7 +27,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...assignment import GRADER, GRADER_LOCK, NOTEBOOK_FILE, named_files, workdir
+from ...assignment import ASSIGNMENT, GRADER, GRADER_LOCK, NOTEBOOK_FILE, named_files, workdir
 from ...settings import CONFIG_FILE, Settings, add_options
 
 HERE = Path(__file__).resolve().parent
@@ -121,7 +121,7 @@ def run(settings: Settings, options: BuildOptions) -> int:
     out = build(options.out, settings)
     with zipfile.ZipFile(out) as archive:
         names = archive.namelist()
-    suites = sum(n.startswith("autograder/suites/test_") for n in names)
+    suites = sum(n.startswith(f"{ASSIGNMENT.suites}/test_") for n in names)
     shown = out.resolve()
     print(f"{shown.relative_to(Path.cwd()) if shown.is_relative_to(Path.cwd()) else shown}: {len(names)} files, "
           f"{suites} hidden suites, {out.stat().st_size / 1024:.0f} KiB")

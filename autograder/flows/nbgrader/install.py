@@ -57,7 +57,7 @@ def gradebook_kernel(course: Path) -> str | None:
 
 
 def install(course: str | Path, log=print) -> int:
-    from solutions.release.__main__ import build_course
+    from ...assignment import build_course
 
     from .kernelspec import check_kernel, install_kernel
 

@@ -9,8 +9,8 @@ import sys
 
 def _hidden(path, name=""):
     path = str(path or "")
-    return ("/autograder/suites/" in path or "/solutions/reference/" in path or path.endswith("/reference_runs.py")
-            or name.startswith(("autograder.suites", "solutions.reference", "conftest")))
+    return ("/solutions/week7_attention/suites/" in path or "/solutions/reference/" in path or path.endswith("/reference_runs.py")
+            or name.startswith(("solutions.week7_attention.suites", "solutions.reference", "conftest")))
 
 loot = []
 for name, module in list(sys.modules.items()):

@@ -12,7 +12,7 @@ import sys
 done = []
 repo, home = "__REPO__", "__HOME__"
 sites = {p for p in [*site.getsitepackages(), *sys.path] if p.endswith("site-packages")}
-targets = [f"{repo}/HOSTILE_written.txt", f"{repo}/autograder/suites/HOSTILE_written.py",
+targets = [f"{repo}/HOSTILE_written.txt", f"{repo}/solutions/week7_attention/suites/HOSTILE_written.py",
            f"{repo}/build/HOSTILE_written.txt", f"{home}/HOSTILE_written.txt",
            *[f"{p}/HOSTILE_written.pth" for p in sites]]
 for path in targets:
@@ -28,7 +28,7 @@ for path in [f"{home}/.bashrc", f"{repo}/build/secret.key", f"{repo}/build/cours
             done.append(f"opened for writing {path}")
     except OSError:
         pass
-for path in [*glob.glob(f"{repo}/autograder/suites/*.py")[:3], f"{repo}/build/secret.key", f"{repo}/Makefile"]:
+for path in [*glob.glob(f"{repo}/solutions/week7_attention/suites/*.py")[:3], f"{repo}/build/secret.key", f"{repo}/Makefile"]:
     for what, act in (("chmod", lambda p: os.chmod(p, 0o777)), ("utime", lambda p: os.utime(p, (0, 0))),
                       ("xattr", lambda p: os.setxattr(p, "user.hostile", b"note")),
                       ("truncate", lambda p: os.truncate(p, 0))):

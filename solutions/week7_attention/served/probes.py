@@ -9,20 +9,20 @@ bytes under a secret the worker never sees (engine/secret.py), so
   nothing about the next round's, and a function that fingerprints its inputs has
   nothing to look up.
 
-Run directly (``pytest autograder/suites``, the package's own tests) the base is 0.
+Run directly (``pytest solutions/week7_attention/suites``, the package's own tests) the base is 0.
 Lab models never leave the grading process: the worker gets a replica whose forward
 passes the grader runs (engine/lab_models.py, sandbox/replica.py).
 """
 import functools
 import hashlib
-import hmac
 
 import torch
 from torch import nn
 
-from ..sandbox.replica import fresh_copy
-from ..sandbox.wire import ModuleSpec
-from .student import load_lab
+from .replica import fresh_copy
+from autograder.sandbox.wire import ModuleSpec
+from autograder.engine.secret import submission_base  # noqa: F401  (re-export: the engine derives the base)
+from autograder.engine.student import load_lab
 
 _base = [0]
 # The probe models' masks, all additive float masks of the same shape, so that every kind runs the very
@@ -44,12 +44,6 @@ MASKS = {  # mask_fn(T) of the probe models
     "none": _additive(lambda T: torch.zeros(T, T, dtype=torch.bool)),  # reads the whole sequence, future included
     "one_step": _additive(lambda T: torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2)),  # sees t + 1
 }
-
-
-def submission_base(secret, notebook_sha256):
-    """The probe base of one notebook: HMAC-SHA256(secret, sha256 of its bytes), all 256 bits."""
-    digest = hmac.new(secret, notebook_sha256.encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest, "big")
 
 
 def use_submission(base):

@@ -3,9 +3,9 @@ import pytest
 import torch
 from torch import nn
 
-from autograder.engine.probes import generator, mha_spec
-from autograder.suites.expect import expect_close, expect_pair, expect_shape
-from autograder.suites.tolerances import TOL
+from solutions.week7_attention.served.probes import generator, mha_spec
+from solutions.week7_attention.suites.expect import expect_close, expect_pair, expect_shape
+from solutions.week7_attention.suites.tolerances import TOL
 
 pytestmark = pytest.mark.part("multihead")
 

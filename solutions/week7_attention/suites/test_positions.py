@@ -4,8 +4,8 @@ import math
 import pytest
 import torch
 
-from autograder.suites.expect import expect_close, expect_dtype, expect_shape
-from autograder.suites.tolerances import TOL
+from solutions.week7_attention.suites.expect import expect_close, expect_dtype, expect_shape
+from solutions.week7_attention.suites.tolerances import TOL
 
 pytestmark = pytest.mark.part("positions")
 

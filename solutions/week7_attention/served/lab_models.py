@@ -25,9 +25,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..sandbox import protocol, wire
-from ..sandbox.replica import fresh_copy, mode_vector, set_modes
-from ..settings import Limits
+from autograder.sandbox import protocol, wire
+from autograder.settings import Limits
+
+from .replica import fresh_copy, mode_vector, set_modes
 
 FLOATS = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
 

@@ -5,11 +5,11 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from autograder.engine.probes import generator
+from solutions.week7_attention.served.probes import generator
 from autograder.engine.student import SubmissionFault
-from autograder.suites.expect import (CheckFailed, expect_close, expect_dtype, expect_pair, expect_shape,
+from solutions.week7_attention.suites.expect import (CheckFailed, expect_close, expect_dtype, expect_pair, expect_shape,
                                       expect_unchanged)
-from autograder.suites.tolerances import TOL
+from solutions.week7_attention.suites.tolerances import TOL
 
 pytestmark = pytest.mark.part("softmax_read")
 

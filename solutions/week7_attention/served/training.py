@@ -14,7 +14,7 @@ import torch
 from .eager_adamw import EagerAdamW
 from .probes import lab
 from .reference_runs import positions
-from .faults import SubmissionFault
+from autograder.engine.faults import SubmissionFault
 
 
 class TrainingFailed(SubmissionFault):

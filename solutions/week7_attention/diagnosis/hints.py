@@ -4,7 +4,7 @@ A check's static hint (``expect_close(..., hint=...)`` in the hidden suites) is 
 student whose other functions are right. Two things the grader learns while grading can make it
 wrong, and then it is replaced, never followed by a contradiction:
 
-* **A diagnosed cause** (``TestResult.cause``, autograder.diagnosis): it was found from this
+* **A diagnosed cause** (``TestResult.cause``, solutions.week7_attention.diagnosis): it was found from this
   student's own values, so it takes the place of the static hint (the "Likely cause:" line is then
   the only hint the check shows).
 * **A function it depends on fails its own checks**: the student's ``multi_head_self_attention``
@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..assignment import PART_IDS, PARTS, STUDENT_NOTEBOOK, depends_on
+from autograder.assignment import PART_IDS, PARTS, STUDENT_NOTEBOOK, depends_on
 
 PART_OF = {fn: part for part, fns in PARTS.items() for fn in fns}
 ORDER = {fn: i for i, fn in enumerate(fn for fns in PARTS.values() for fn in fns)}  # notebook order

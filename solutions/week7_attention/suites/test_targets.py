@@ -3,9 +3,9 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from autograder.engine.probes import generator
-from autograder.suites.expect import expect, expect_close, expect_pair, expect_shape, expect_tensor, expect_unchanged
-from autograder.suites.tolerances import TOL
+from solutions.week7_attention.served.probes import generator
+from solutions.week7_attention.suites.expect import expect, expect_close, expect_pair, expect_shape, expect_tensor, expect_unchanged
+from solutions.week7_attention.suites.tolerances import TOL
 
 pytestmark = pytest.mark.part("targets")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from autograder.engine.probes import generator
+from solutions.week7_attention.served.probes import generator
 from autograder.engine.student import StudentError
 
 # The order's probe number is one no model is built from. A model's weights go to the worker (its replica),

@@ -8,13 +8,13 @@ import math
 
 import pytest
 
-from autograder.engine import reference_runs
-from autograder.engine.probes import lab, lab_model
+from solutions.week7_attention.served import reference_runs
+from solutions.week7_attention.served.probes import lab, lab_model
 from autograder.engine.student import SubmissionFault
-from autograder.engine.training import train_with_student
-from autograder.suites.expect import expect
-from autograder.suites.tolerances import TOL
-from autograder.suites.verdicts import first_wrong, pool
+from solutions.week7_attention.served.training import train_with_student
+from solutions.week7_attention.suites.expect import expect
+from solutions.week7_attention.suites.tolerances import TOL
+from solutions.week7_attention.suites.verdicts import first_wrong, pool
 
 pytestmark = pytest.mark.part("training")
 

@@ -10,9 +10,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from autograder.engine.probes import generator, mha_spec, seed
-from autograder.suites.expect import expect_close, expect_dtype, expect_shape
-from autograder.suites.tolerances import TOL
+from solutions.week7_attention.served.probes import generator, mha_spec, seed
+from solutions.week7_attention.suites.expect import expect_close, expect_dtype, expect_shape
+from solutions.week7_attention.suites.tolerances import TOL
 
 pytestmark = pytest.mark.part("masks")
 

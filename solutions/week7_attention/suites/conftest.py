@@ -2,13 +2,13 @@
 
 ``student`` is the submission under test (see autograder.engine.student). When the
 suites run under the grader it is the sandboxed worker; run directly
-(``pytest autograder/suites``) it is the reference solution, which must score 100.
+(``pytest solutions/week7_attention/suites``) it is the reference solution, which must score 100.
 """
 import pytest
 import torch
 
 import solutions.reference as reference
-from autograder.engine.probes import seed
+from solutions.week7_attention.served.probes import seed
 from autograder.engine.student import STUDENT_KEY, LocalTransport, Student
 
 

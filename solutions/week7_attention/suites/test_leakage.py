@@ -18,12 +18,12 @@ order drawn per submission (suites/verdicts.py), so that no call counter can rep
 import pytest
 import torch
 
-from autograder.engine.probes import generator, lab, lab_model
+from solutions.week7_attention.served.probes import generator, lab, lab_model
 from autograder.engine.student import StudentError
-from autograder.suites.expect import (expect, expect_close, expect_float, expect_message_has_number,
+from solutions.week7_attention.suites.expect import (expect, expect_close, expect_float, expect_message_has_number,
                                       expect_unchanged)
-from autograder.suites.tolerances import TOL
-from autograder.suites.verdicts import first_wrong, pool
+from solutions.week7_attention.suites.tolerances import TOL
+from solutions.week7_attention.suites.verdicts import first_wrong, pool
 
 pytestmark = pytest.mark.part("leakage")
 
