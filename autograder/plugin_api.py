@@ -31,10 +31,7 @@ import importlib
 import os
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, runtime_checkable
-
-if TYPE_CHECKING:
-    from .settings import Limits
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 ASSIGNMENT_VARIABLE = "AUTOGRADER_ASSIGNMENT"
 DEFAULT_ASSIGNMENT = "solutions.week7_attention"  # week 7, the only assignment so far
@@ -163,9 +160,10 @@ class Served(Protocol):
     def is_model(self, value: object) -> bool:
         """True for an argument that must stay in the grader and be served (a lab model)."""
 
-    def model_server(self, limits: Limits, seconds: float) -> ModelServer:
-        """A server for one call's models, bounded by ``limits`` (tokens a pass and a call) and to ``seconds`` of
-        the grader's CPU."""
+    def model_server(self, limits: Any, seconds: float) -> ModelServer:
+        """A server for one call's models, bounded by ``limits`` (the submission's settings.Limits: tokens a pass
+        and a call; not imported here, as settings reads the assignment's facts) and to ``seconds`` of the
+        grader's CPU."""
 
     def replicas(self, channel: Any, lab: ModuleType) -> ReplicaSet:
         """The worker's stand-ins, asking the grader over ``channel``; ``lab`` is the public lab module."""
