@@ -9,7 +9,7 @@ PIP   := .venv/bin/pip install --quiet --disable-pip-version-check
 PY    := .venv/bin/python
 VENV  := .venv/.installed
 PART  ?= masks
-# The assignment's name and the student notebook: autograder/assignment.py (standard library only).
+# The assignment's name and the student notebook: autograder/assignment.py, read from the assignment package (standard library only).
 ASSIGNMENT := $(shell python3 -c 'import autograder.assignment as a; print(a.NAME)')
 STUDENT_NB := $(shell python3 -c 'import autograder.assignment as a; print(a.STUDENT_NOTEBOOK.relative_to(a.ROOT))')
 SUBMISSION ?= $(STUDENT_NB)

@@ -37,6 +37,8 @@ PARTS = dict(ASSIGNMENT.parts)
 PART_IDS = ASSIGNMENT.part_ids
 USES = dict(ASSIGNMENT.uses)
 depends_on = ASSIGNMENT.depends_on
+# Where the parts are written (release messages, the authoring recipes): the package's own file, if it says none.
+FACTS = ASSIGNMENT.facts or f"{ASSIGNMENT.package.replace('.', '/')}/__init__.py"
 
 
 def served() -> Served:

@@ -70,6 +70,9 @@ class Assignment:
     questions' text)."""
     served: str
     """Dotted name of the module implementing ``Served`` (what student functions are handed)."""
+    facts: str = ""
+    """The file where ``parts`` and ``uses`` are written: what the release names when the parts, the
+    notebook source and the suites disagree, and what an author edits to add a part or a function."""
     diagnosis: str = ""
     """Dotted name of the misconception library (a ``Diagnoser`` class and a ``hints`` submodule with
     ``Check`` and ``follow_the_cause``, ``core.record``); empty: failed checks keep their static hints."""

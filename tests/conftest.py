@@ -11,7 +11,7 @@ from autograder.assignment import INSTRUCTOR_NOTEBOOK as SOLUTION_NB, PART_IDS a
 
 
 def pytest_configure(config):
-    # Derived from autograder/assignment.py, the parts' one home; the static markers (slow) and the test
+    # Derived from the assignment's facts (autograder.assignment.PARTS), the parts' one home; the static markers (slow) and the test
     # paths are in pyproject.toml [tool.pytest.ini_options].
     for part in PARTS:
         config.addinivalue_line("markers", f"{part}: concerns the graded part `{part}`")

@@ -214,7 +214,7 @@ def test_the_attacks_hold(campaigns, name):
         full = {p for c in cases for p in c.KEEPS} - hostile.blocked_by(zero)
         assert all(parts[p][0] == 0 for p in zero), (name, group, parts)
         lost = {p: parts[p] for p in full if parts[p][0] != points[p]}
-        assert not lost, f"{name} {group}: untouched parts lost points {lost}\n{data['output']}"
+        assert not lost, f"{name} {group}: untouched parts lost points {lost}\n{data['output']}\n{g['run'].stderr[-2000:]}"
         everything = g["run"].stdout + g["run"].stderr + json.dumps(data)
         for case in cases:
             for never in getattr(case, "NEVER", []):
@@ -228,7 +228,8 @@ def test_the_attacks_hold(campaigns, name):
                 assert case.WATCHDOG in g["run"].stderr, (name, g["run"].stderr[-2000:])
                 continue
             for expected in getattr(case, "EXPECT", []):
-                assert expected in data["output"], f"{name} {group}: {case.__name__} should report {expected!r}"
+                assert expected in data["output"], (f"{name} {group}: {case.__name__} should report {expected!r}; "
+                                                    f"the grader said: {g['run'].stderr[-2000:]}")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,5 +1,5 @@
 """Hints that follow the cause (solutions/week7_attention/diagnosis/hints.py, issue 12): the feedback helpers one by
-one, the declared dependency map they read (autograder/assignment.py USES), and two in-process grades
+one, the declared dependency map they read (USES, in solutions/week7_attention/assignment.py), and two in-process grades
 that show the stage at work (a wrong attention_read seen from the multihead checks; a sin/cos swap,
 whose exponent check now passes). Every hint of the mistake corpus is checked against its known cause
 in tests/test_diagnosis.py (test_no_hint_names_a_wrong_cause).

@@ -68,3 +68,19 @@ def test_the_assignment_check_sees_imports(tmp_path):
     (engine / "c.py").write_text("from ..assignment import served\n")  # through the plug-in: allowed
     assert _assignment_content_imports(tmp_path) == [("autograder.engine.a", "autograder.diagnosis.Diagnoser"),
                                                      ("autograder.engine.b", "solutions.reference")]
+
+
+def test_the_assignment_package_can_be_imported_first():
+    # A spawned process (the misconception library's measurement pool) unpickles a function of the assignment
+    # package before anything else: importing it first must not meet the engine loading it half-made (CI of
+    # 2026-12-04: "solutions.week7_attention defines no ASSIGNMENT").
+    import subprocess
+    import sys
+
+    from autograder import assignment
+    plugin = assignment.ASSIGNMENT
+    for first in (plugin.package, plugin.diagnosis, f"{plugin.diagnosis}.measure", "autograder.plugin_api"):
+        run = subprocess.run([sys.executable, "-c", f"import {first}; import autograder.assignment as a; "
+                              "print(a.NAME, len(a.PART_IDS))"], cwd=import_graph.ROOT, capture_output=True, text=True)
+        assert run.returncode == 0, f"importing {first} first: {run.stderr[-1500:]}"
+        assert run.stdout.split() == [assignment.NAME, str(len(assignment.PART_IDS))], (first, run.stdout)

@@ -234,7 +234,7 @@ def test_a_copy_of_the_package_wins_over_the_editable_install(tmp_path):
 
 
 def test_markers_are_declared_once(pytestconfig):
-    """Static markers in pyproject.toml; one per part from autograder/assignment.py (tests/conftest.py)."""
+    """Static markers in pyproject.toml; one per part from the assignment's facts (tests/conftest.py)."""
     static = PYPROJECT["tool"]["pytest"]["ini_options"]["markers"]
     assert not [m for m in static if m.split(":")[0].strip() in PART_IDS], "part markers are derived, not listed"
     names = [m.split(":")[0].split("(")[0].strip() for m in pytestconfig.getini("markers")]

@@ -310,8 +310,8 @@ for alternative in ALTERNATIVES:
 
 
 def add_to_parts(copy, part, name):
-    """autograder/assignment.py: ``name`` added to the end of PARTS[part]."""
-    copy.edit("autograder/assignment.py", re.compile(rf'(\n    "{part}": \((?:[^()]|\n)*?),?\),'),
+    """The assignment's facts file (Assignment.facts): ``name`` added to the end of PARTS[part]."""
+    copy.edit(assignment.FACTS, re.compile(rf'(\n    "{part}": \((?:[^()]|\n)*?),?\),'),
               lambda m: f'{m.group(1)}, "{name}",),')
 
 
@@ -326,7 +326,7 @@ def new_function(tmp_path_factory):
     copy.edit(assignment.NOTEBOOK_SOURCE.relative_to(ROOT),
               re.compile(rf"(```python solution {part}\n(?:.*\n)*?)```"), rf"\1\n{{{{ {NEW_FUNCTION} }}}}\n```")
     copy.append(f"solutions/week7_attention/suites/test_{part}.py", NEW_FUNCTION_TEST)
-    # Forgetting autograder/assignment.py: the release stops and says which file to fix.
+    # Forgetting the assignment's facts file: the release stops and says which file to fix.
     forgot = copy.run("make", "release", "UPDATE=1", ok=False)
     add_to_parts(copy, part, NEW_FUNCTION)
     copy.release()
@@ -350,7 +350,7 @@ def test_new_function_is_graded_and_stubbed(new_function):
 def test_new_function_without_its_parts_entry_blocks_the_release(new_function):
     forgot = new_function["forgot"]
     assert forgot.returncode != 0 and "RELEASE BLOCKED" in forgot.stderr, forgot.stderr[-2000:]
-    assert f"autograder/assignment.py PARTS['{NEW_FUNCTION_PART}']" in forgot.stderr
+    assert f"{assignment.FACTS} PARTS['{NEW_FUNCTION_PART}']" in forgot.stderr
     assert NEW_FUNCTION in forgot.stderr
 
 
@@ -432,7 +432,7 @@ def new_part(tmp_path_factory):
     before = list(assignment.PARTS)[-1]  # the new part goes before the last one, in notebook order
     (copy.root / f"solutions/reference/{NEW_PART}.py").write_text(NEW_PART_REFERENCE)
     copy.append("solutions/reference/__init__.py", f"from .{NEW_PART} import {NEW_PART_FUNCTION}  # noqa: E402\n")
-    copy.edit("autograder/assignment.py", f'\n    "{before}": (',
+    copy.edit(assignment.FACTS, f'\n    "{before}": (',
               f'\n    "{NEW_PART}": ("{NEW_PART_FUNCTION}",),\n    "{before}": (')
     (copy.root / f"solutions/week7_attention/suites/test_{NEW_PART}.py").write_text(NEW_PART_SUITE)
     source = assignment.NOTEBOOK_SOURCE.relative_to(ROOT)

@@ -331,3 +331,56 @@ def test_a_tree_that_keeps_changing_pid_ends():
     watchdog.reaped += watchdog.starts_per_second
     assert not watchdog.check()
     assert "processes in a second" in watchdog.fired, watchdog.fired
+
+
+def test_a_late_sample_spreads_its_starts_over_the_time_it_covers(monkeypatch):
+    """A sample that comes late (a busy machine: CI of 2026-12-04 killed an honest tree of 100 forked children in
+    the user environment) must not read the starts of two seconds as one second's. Honest forks over a long gap
+    pass; the same count within a second still ends the tree."""
+    clock = [1000.0]
+    monkeypatch.setattr(budget.time, "monotonic", lambda: clock[0])
+    watchdog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=64)
+    assert watchdog.check(), watchdog.fired
+    clock[0] += 2.5  # the next sample, 2.5 s on: 1.5 × the limit started over that time
+    watchdog.reaped += watchdog.starts_per_second * 3 // 2
+    assert watchdog.check(), watchdog.fired
+    clock[0] += 0.1  # and then the limit and one more within a tenth of a second
+    watchdog.reaped += watchdog.starts_per_second + 1
+    assert not watchdog.check()
+    assert "processes in a second" in watchdog.fired, watchdog.fired
+
+
+def test_an_honest_tree_at_its_process_cap_is_not_too_slow_to_count(monkeypatch):
+    """An honest process costs about 1.2 ms of the keeper's CPU to read (a forked PyTorch worker); a tree near its
+    process cap must not end as "too slow to count" when a loaded machine makes each read 2-3 ms (CI of 2026-12-04:
+    a hostile campaign's 100 idle children plus 3 more, all honest, killed in the user environment). The allowance
+    grows with the processes read; the slow attack's processes cost tens of ms each and still end the tree."""
+    children = []
+    for _ in range(200):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(30)
+            os._exit(0)
+        children.append(pid)
+    real = budget._pss_bytes
+
+    def loaded(pid, cost=0.003):
+        end = time.process_time() + cost
+        while time.process_time() < end:
+            pass
+        return real(pid)
+
+    try:
+        monkeypatch.setattr(budget, "_pss_bytes", loaded)
+        watchdog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=256)
+        assert watchdog.check(), watchdog.fired  # 200 × 3 ms: over the base 0.5 s, within the allowance
+        monkeypatch.setattr(budget, "_pss_bytes", lambda pid: loaded(pid, cost=0.012))
+        assert not watchdog.check()  # 200 × 12 ms: the attack's kind of cost
+        assert "of the grader's CPU (2" in watchdog.fired, watchdog.fired
+    finally:
+        for pid in children:  # the second sample's verdict killed them already
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass

@@ -12,5 +12,5 @@ from .multihead import merge_heads, multi_head_self_attention, split_heads
 from .positions import sinusoidal_positions
 from .targets import next_token_loss, shift_for_next_token
 
-# Graded function names per part, in notebook order: autograder/assignment.py is their one home.
+# Graded function names per part, in notebook order: solutions/week7_attention/assignment.py is their one home.
 from autograder.assignment import PARTS  # re-export

@@ -40,6 +40,7 @@ ASSIGNMENT = Assignment(
     notebook_source=f"solutions/notebook/{NAME}.md",
     student_notebook=f"assignments/{NAME}/{NAME}.ipynb",
     served=f"{__name__}.served",
+    facts=f"{_HERE}/assignment.py",
     diagnosis=f"{__name__}.diagnosis",
     release="solutions.release.__main__",
     hidden=(f"{_HERE}/suites", "solutions/reference"),
