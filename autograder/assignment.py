@@ -61,7 +61,7 @@ def build_course(*args, **kwargs):
 # beside this module: in a checkout, in an unzipped copy such as Gradescope's /autograder/source, or in
 # site-packages once the wheel is installed. The instructor's working data (build/: the nbgrader course,
 # the secret key, the caches, the Gradescope zip) goes to a working directory (workdir()): in a checkout,
-# the checkout itself, as always; for an installed package, $WEEK7_WORKDIR (`week7-grader --workdir`)
+# the checkout itself, as always; for an installed package, $AUTOGRADER_WORKDIR (`week7-grader --workdir`)
 # or else the current directory.
 ROOT = Path(__file__).resolve().parents[1]  # the folder that holds the packages autograder/ and solutions/
 # A wheel also carries copies of the few checkout files outside the two packages that the grader reads
@@ -71,7 +71,10 @@ SHIPPED_COPIES = ROOT / "autograder" / "_shipped"
 INSTALLED = SHIPPED_COPIES.is_dir()
 CHECKOUT_FILES = SHIPPED_COPIES if INSTALLED else ROOT
 SHIPPED = (ASSIGNMENT.student_notebook, "requirements-grader.txt")  # relative to the checkout
-WORKDIR_VARIABLE = "WEEK7_WORKDIR"
+WORKDIR_VARIABLE = "AUTOGRADER_WORKDIR"
+# What the variable was called while the engine served week 7 alone: still read (after the new name), so
+# that a course set up then keeps its build/ and its secret key.
+OLD_WORKDIR_VARIABLES = ("WEEK7_WORKDIR",)
 
 SUITES = ROOT / ASSIGNMENT.suites
 REFERENCE = ROOT / ASSIGNMENT.reference
@@ -83,8 +86,8 @@ GRADER_LOCK = CHECKOUT_FILES / SHIPPED[1]  # the pinned packages the grader alon
 
 
 def workdir() -> Path:
-    """Where the instructor's working data goes: $WEEK7_WORKDIR, else the checkout, else (installed) the cwd."""
-    chosen = os.environ.get(WORKDIR_VARIABLE)
+    """Where the instructor's working data goes: $AUTOGRADER_WORKDIR, else the checkout, else (installed) the cwd."""
+    chosen = next((os.environ[v] for v in (WORKDIR_VARIABLE, *OLD_WORKDIR_VARIABLES) if os.environ.get(v)), None)
     if chosen:
         return Path(chosen).resolve()
     return Path.cwd().resolve() if INSTALLED else ROOT

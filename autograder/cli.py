@@ -4,7 +4,7 @@ The one command of the package: the grading commands are subcommands here (grade
 grade-all, written, class-report, crosscheck); release, nbgrader, nbgrader-hand and gradescope pass
 their arguments on to the module that `make` runs for them. `--workdir DIR`, before the subcommand,
 says where the working data goes (build/: the course, the secret key, caches, the Gradescope zip);
-without it, an installed package uses $WEEK7_WORKDIR or the current directory, a checkout itself.
+without it, an installed package uses $AUTOGRADER_WORKDIR or the current directory, a checkout itself.
 """
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ PASSED_ON = {
 
 
 def take_workdir(argv: list[str]) -> list[str]:
-    """``argv`` without a leading ``--workdir DIR`` / ``--workdir=DIR``, which goes to $WEEK7_WORKDIR.
+    """``argv`` without a leading ``--workdir DIR`` / ``--workdir=DIR``, which goes to $AUTOGRADER_WORKDIR.
 
     Set in the environment (not passed around) so that every module reading the working data's paths,
     and every process this one starts (grading processes, nbgrader's), uses the same directory.

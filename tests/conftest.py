@@ -69,7 +69,7 @@ def _start_the_installs_early(request):
 
 @pytest.fixture(autouse=True)
 def _working_directory_setting_kept():
-    """A command run in this process (cli.main) fixes $WEEK7_WORKDIR for the processes it starts; it must not
+    """A command run in this process (cli.main) fixes $AUTOGRADER_WORKDIR for the processes it starts; it must not
     outlive the test, or every later subprocess (a recipe's copy of the package) would build into this checkout."""
     import os
 

@@ -14,7 +14,7 @@ from autograder.assignment import ROOT
 def shell_env():
     """The environment of a shell that activated nothing: no venv's bin/ on PATH, no make or Python overrides."""
     dropped = {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED", "MAKEFLAGS", "MFLAGS", "MAKELEVEL",
-               "MAKEOVERRIDES", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS", "WEEK7_WORKDIR"}
+               "MAKEOVERRIDES", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS", "WEEK7_WORKDIR", "AUTOGRADER_WORKDIR"}
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
                                   if p and not (Path(p).parent / "pyvenv.cfg").exists())

@@ -32,7 +32,7 @@ from hostile._harness import UNCHANGED, diff, snapshot
 
 from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT, STUDENT_NOTEBOOK
 from autograder.engine.catalog import part_points
-from autograder.sandbox import identity
+from autograder.sandbox import identity, steps
 from autograder.sandbox.confinement import Mode
 from tests.environments import ENVIRONMENTS, SITE_PACKAGES, machine
 from tests.points import total
@@ -96,7 +96,7 @@ class Run:
         """Work directories in /tmp of this environment's workers, looked at the moment a grade has returned: its
         uid's, or a worker uid's as root (no other campaign makes those, and this one grades one at a time)."""
         uid = self.env.uid
-        return [p.name for p in Path("/tmp").glob("week7-worker-*")
+        return [p.name for p in Path("/tmp").glob(f"{steps.SCRATCH_PREFIX}*")
                 if (p.stat().st_uid == uid if uid else p.stat().st_uid >= identity.UID_BASE)]
 
 
@@ -152,7 +152,7 @@ def leftovers():
                 if "\nState:\tZ" not in status and (uid >= identity.UID_BASE or uid in uids
                                                       or str(machine.BASE) in cmdline):
                     found.append((entry, uid, cmdline[:200]))
-        found += [str(p) for p in Path("/tmp").glob("week7-worker-*")
+        found += [str(p) for p in Path("/tmp").glob(f"{steps.SCRATCH_PREFIX}*")
                   if p.stat().st_uid in uids or p.stat().st_uid >= identity.UID_BASE]
         if not found:
             break

@@ -503,7 +503,7 @@ def test_the_grading_service_is_private(graded_course):
 def test_a_folder_others_could_use_is_refused(tmp_path, monkeypatch):
     from autograder.flows.nbgrader import address
     monkeypatch.setattr(address, "BASE", tmp_path)
-    folder = tmp_path / f"week7-grader-{__import__('os').getuid()}"
+    folder = tmp_path / f"autograder-{__import__('os').getuid()}"
     folder.mkdir(mode=0o755)
     folder.chmod(0o755)
     with pytest.raises(address.ServiceError, match="not a private folder"):

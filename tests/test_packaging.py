@@ -178,20 +178,21 @@ def test_the_console_script_is_declared_and_installed():
 
 
 def test_workdir_says_where_the_working_data_is(tmp_path):
-    """`--workdir DIR` (or $WEEK7_WORKDIR): build/ there, not in the checkout; the zip takes DIR's secret."""
+    """`--workdir DIR` (or $AUTOGRADER_WORKDIR, or the old $WEEK7_WORKDIR): build/ there, not in the checkout; the zip takes DIR's secret."""
     work = tmp_path / "course-work"
     (work / "build").mkdir(parents=True)
     (work / "build" / "secret.key").write_bytes(b"the secret of this course")
     out = tmp_path / "z.zip"
-    env = {k: v for k, v in os.environ.items() if k != "WEEK7_WORKDIR"}
-    for argv, extra in ((["--workdir", str(work)], {}), ([], {"WEEK7_WORKDIR": str(work)})):
+    env = {k: v for k, v in os.environ.items() if k not in ("WEEK7_WORKDIR", "AUTOGRADER_WORKDIR")}
+    for argv, extra in ((["--workdir", str(work)], {}), ([], {"AUTOGRADER_WORKDIR": str(work)}),
+                        ([], {"WEEK7_WORKDIR": str(work)})):
         run = subprocess.run([sys.executable, "-m", "autograder", *argv, "gradescope", "--out", str(out)],
                              cwd=tmp_path, env={**env, **extra}, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
         with zipfile.ZipFile(out) as archive:
             assert archive.read("build/secret.key") == b"the secret of this course"
     where = subprocess.run([sys.executable, "-c", "import autograder.assignment as a; print(a.SECRET_KEY, a.COURSE)"],
-                           cwd=tmp_path, env={**env, "WEEK7_WORKDIR": str(work)}, capture_output=True, text=True)
+                           cwd=tmp_path, env={**env, "AUTOGRADER_WORKDIR": str(work)}, capture_output=True, text=True)
     assert where.stdout.split() == [str(work / "build" / "secret.key"), str(work / "build" / "course")]
     checkout = subprocess.run([sys.executable, "-c", "import autograder.assignment as a; print(a.SECRET_KEY)"],
                               cwd=tmp_path, env=env, capture_output=True, text=True)

@@ -113,7 +113,7 @@ def test_folders_made_unwritable_are_removed_by_their_owner():
     etc_mode = os.stat("/etc").st_mode
 
     def job(parent):
-        top = parent / "week7-worker-locked"
+        top = parent / f"{steps.SCRATCH_PREFIX}locked"
         top.mkdir()
         _locked_tree(top)
         subprocess.run(["rm", "-rf", str(top)], stderr=subprocess.DEVNULL)
@@ -164,7 +164,7 @@ def test_a_folder_the_watchdog_may_not_list_is_seen():
     from autograder.sandbox import budget
 
     def job(parent):
-        top = parent / "week7-worker-hidden"
+        top = parent / f"{steps.SCRATCH_PREFIX}hidden"
         top.mkdir()
         open_before = budget._scratch_bytes(str(top), 20_000)
         os.mkdir(top / "h", 0o300)

@@ -102,7 +102,7 @@ def test_the_wheel_carries_what_the_grader_reads(dists):
     assert {"autograder/flows/gradescope/setup.sh", "autograder/flows/gradescope/run_autograder",
             "autograder/flows/written/mathjax_config.js", "autograder/flows/written/templates/student.html.j2",
             "autograder/flows/written/templates/style.css",
-            "autograder/flows/nbgrader/templates/week7_feedback/index.html.j2"} <= names
+            "autograder/flows/nbgrader/templates/autograder_feedback/index.html.j2"} <= names
     assert {f"autograder/_shipped/assignments/{NAME}/{NOTEBOOK_FILE}", "autograder/_shipped/requirements-grader.txt"} <= names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "templates/", "build/")) or "__pycache__" in n]
     assert f"{SCRIPT} = autograder.cli:console" in entry_points

@@ -5,10 +5,10 @@ Per-process rlimits (confine.set_limits) cannot bound a tree: three forked child
 group of its own, a child of the grading process's own group for each controller (never a
 change to a group above ours):
 
-    cgroup v1 (this machine)   memory/<ours>/week7-worker-<keeper pid>   memory.limit_in_bytes (+ memsw)
-                               pids/<ours>/week7-worker-<keeper pid>     pids.max
-                               cpu/<ours>/week7-worker-<keeper pid>      cpu.cfs_quota_us = 1 core
-    cgroup v2                  <ours>/week7-worker-<keeper pid>          memory.max, memory.swap.max,
+    cgroup v1 (this machine)   memory/<ours>/autograder-worker-<keeper pid>   memory.limit_in_bytes (+ memsw)
+                               pids/<ours>/autograder-worker-<keeper pid>     pids.max
+                               cpu/<ours>/autograder-worker-<keeper pid>      cpu.cfs_quota_us = 1 core
+    cgroup v2                  <ours>/autograder-worker-<keeper pid>          memory.max, memory.swap.max,
                                                                          pids.max, cpu.max
 
 The keeper (the worker's parent, see template.py) creates it, the worker joins it as its
@@ -37,7 +37,7 @@ import time
 
 from ..settings import Limits
 
-GROUP_PREFIX = "week7-worker-"
+GROUP_PREFIX = "autograder-worker-"
 CPU_CORES = 1.0  # CPU share of one worker tree: a hog of any size takes at most one core
 CPU_PERIOD_US = 100_000
 SAMPLE_SECONDS = 0.1  # the watchdog's sampling interval

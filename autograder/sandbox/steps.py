@@ -93,7 +93,7 @@ class NewPidNamespace(Step):
         confine.unshare(CLONE_NEWPID)
 
 
-SCRATCH_PREFIX = "week7-worker-"
+SCRATCH_PREFIX = "autograder-worker-"
 STALE_AFTER = 60.0  # seconds untouched before an unlocked scratch directory is another keeper's leftover
 
 

@@ -1,7 +1,7 @@
 """Where a course's grading service listens: a Unix socket in a folder only its user can enter.
 
-    /tmp/week7-grader-<uid>/<hash of the course's real path>.sock    the service (service.py)
-    /tmp/week7-grader-<uid>/<hash>.lock                               held by the one service of a course
+    /tmp/autograder-<uid>/<hash of the course's real path>.sock    the service (service.py)
+    /tmp/autograder-<uid>/<hash>.lock                               held by the one service of a course
 
 The path is computed the same way by every process of the user (nbgrader on the command
 line, the Jupyter server behind the formgrader, the service), so they all find one
@@ -26,7 +26,7 @@ class ServiceError(RuntimeError):
 
 def private_dir() -> Path:
     """The user's folder for service sockets (created 0700), checked before every use."""
-    folder = BASE / f"week7-grader-{os.getuid()}"
+    folder = BASE / f"autograder-{os.getuid()}"
     try:
         folder.mkdir(mode=0o700)
     except FileExistsError:

@@ -107,7 +107,7 @@ TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates"
 
 
 class FeedbackExporter(HTMLExporter):
-    """generate_feedback's exporter: template `week7_feedback` (nbgrader's feedback template with
+    """generate_feedback's exporter: template `autograder_feedback` (nbgrader's feedback template with
     the part names in its table of contents) for this assignment; for any other, the HTMLExporter
     nbgrader would have made, with the same preprocessors. Its own class, so the formgrader's
     HTMLExporter settings are untouched."""
@@ -122,7 +122,7 @@ class FeedbackExporter(HTMLExporter):
                                           "server_extensions", "formgrader", "templates")
         config = Config(config) if config is not None else Config()
         # Set before the exporter resolves its template paths; this class's section beats HTMLExporter's.
-        config.FeedbackExporter.template_name = "week7_feedback"
+        config.FeedbackExporter.template_name = "autograder_feedback"
         config.FeedbackExporter.extra_template_basedirs = [TEMPLATES, nbgrader_templates]
         # ... and nbgrader's template root on the loader's path, so ours can extend 'feedback/index.html.j2'
         # (the CSS folder GenerateFeedback sets for HTMLExporter is kept: the page includes bootstrap from it).
