@@ -16,6 +16,11 @@
 
 ``plan(config)`` gives the lists; template.py runs them. A step that fails raises, and the worker
 never starts: a confinement failure is the grader's fault, never a student's grade.
+
+Each step declares the guarantees it enforces (``provides``, guarantees.py); OUTSIDE declares what enforces one
+from outside the plan (the keeper's watchdog, the worker's descriptors closed after its last step, the template
+forgetting the grader, the grading process's time limits), NOT_BOUNDED what a mode does not bound and why.
+``python -m autograder plan`` prints the table they make (plan_report.py; docs/security.md quotes it).
 """
 from __future__ import annotations
 
