@@ -20,7 +20,7 @@ from pathlib import Path
 from .assignment import WORKDIR_VARIABLE, workdir
 from .command_line import EXIT_BAD_SETTINGS, dispatch
 from .flows.terminal import exit_now, prog, safe_streams
-from .settings import Settings, add_options, describe, markdown
+from .settings import CONFINEMENTS, Settings, add_options, describe, markdown
 
 
 @dataclass(frozen=True)
@@ -214,7 +214,7 @@ def parser() -> argparse.ArgumentParser:
     planned = commands.add_parser("plan", help="each confinement mode's steps in order, and which of them (or what "
                                                "outside them) enforces each guarantee of docs/security.md")
     planned.set_defaults(handler=plan_command, options=PlanOptions)
-    planned.add_argument("--mode", choices=["namespaces", "user-namespace", "landlock", "none"],
+    planned.add_argument("--mode", choices=CONFINEMENTS,
                          help="this mode only (default: every mode)")
     planned.add_argument("--markdown", action="store_true", help="as Markdown tables (what docs/security.md quotes)")
     planned.add_argument("--into", metavar="FILE", help="write the Markdown tables of every mode between the plan "
