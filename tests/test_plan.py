@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from autograder import cli
+from autograder.assignment import ROOT
 from autograder.sandbox import plan_report, steps
 from autograder.sandbox.confinement import Mode
 from autograder.sandbox.guarantees import COVERING, Guarantee
 
-ROOT = Path(__file__).resolve().parents[1]
 MODES = list(Mode)
 
 
