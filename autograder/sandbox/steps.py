@@ -377,7 +377,8 @@ OUTSIDE: tuple[Outside, ...] = (
             "A keeper takes SIGTERM when its template dies, and kills its tree before cleaning up.",
             (Provides(G.NEXT_SUBMISSION, part("no tree outlives the grading process")),)),
     Outside("descriptors closed", "sandbox.template.run_worker", "confine.close_other_fds",
-            "After the worker's last step, every descriptor but its socket to the grader is closed.",
+            "After the worker's last step, every descriptor but its standard streams and its socket to the grader is "
+            "closed.",
             (Provides(G.SECRETS, part("no descriptor of the template's")),)),
     Outside("template forgets the grader", "sandbox.template.forget_the_grader", "identity.scrub_environment",
             "Before any worker is forked, the template's environment and command line are the worker's, in "
