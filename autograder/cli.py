@@ -20,7 +20,7 @@ from pathlib import Path
 from .assignment import WORKDIR_VARIABLE, workdir
 from .command_line import EXIT_BAD_SETTINGS, dispatch
 from .flows.terminal import exit_now, prog, safe_streams
-from .settings import Settings, add_options, describe, markdown
+from .settings import CONFINEMENTS, Settings, add_options, describe, markdown
 
 
 @dataclass(frozen=True)
@@ -130,6 +130,35 @@ def settings_command(settings: Settings, options: ShowOptions) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class PlanOptions:
+    mode: str | None
+    markdown: bool
+    into: str | None
+
+
+def plan_command(options: PlanOptions) -> int:
+    """`plan`: each confinement mode's steps in order, and what enforces each guarantee (sandbox/plan_report.py)."""
+    from .sandbox import plan_report  # the sandbox's steps: Linux only, loaded for this command alone
+    from .sandbox.confinement import NAMES
+    modes = (NAMES[options.mode],) if options.mode else tuple(NAMES.values())
+    if options.into:
+        if options.mode:
+            print("plan: --into quotes every mode; give no --mode", file=sys.stderr)
+            return EXIT_BAD_SETTINGS
+        path = Path(options.into)
+        try:
+            page = plan_report.quote(path.read_text(), plan_report.markdown())
+        except ValueError:
+            print(f"plan: {path} has no {plan_report.MARK_BEGIN} ... {plan_report.MARK_END} to write between",
+                  file=sys.stderr)
+            return EXIT_BAD_SETTINGS
+        path.write_text(page)
+        return 0
+    print(plan_report.markdown(modes) if options.markdown else plan_report.text(modes), end="")
+    return 0
+
+
 # Modules under autograder.flows that add a subcommand with register(subparsers).
 FLOW_COMMANDS = ("batch", "crosscheck", "written", "class_report", "nbgrader.install")
 # Subcommands that hand the rest of the command line to a module's own main(argv): the ones `make` runs
@@ -182,6 +211,14 @@ def parser() -> argparse.ArgumentParser:
     shown.set_defaults(handler=settings_command, options=ShowOptions)
     shown.add_argument("--markdown", action="store_true", help="the reference of every setting (docs/settings.md)")
     add_options(shown)
+    planned = commands.add_parser("plan", help="each confinement mode's steps in order, and which of them (or what "
+                                               "outside them) enforces each guarantee of docs/security.md")
+    planned.set_defaults(handler=plan_command, options=PlanOptions)
+    planned.add_argument("--mode", choices=CONFINEMENTS,
+                         help="this mode only (default: every mode)")
+    planned.add_argument("--markdown", action="store_true", help="as Markdown tables (what docs/security.md quotes)")
+    planned.add_argument("--into", metavar="FILE", help="write the Markdown tables of every mode between the plan "
+                                                        "markers of FILE (docs/security.md)")
     for name in FLOW_COMMANDS:
         importlib.import_module(f"autograder.flows.{name}").register(commands)
     for name, (_, help_text) in PASSED_ON.items():  # listed in --help; never parsed here (see above)

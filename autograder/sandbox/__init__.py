@@ -43,6 +43,8 @@ engine/supervisor.py's WorkerState. What each step bounds is in the module that 
 budget.py (memory, processes and CPU of the whole tree), identity.py (uid, capabilities, keyrings,
 environment, command line), confine.py (namespaces, the worker's root, per-process limits),
 landlock.py (files and other processes without namespaces), syscalls.py (the system calls it may make).
+Which step enforces which guarantee of docs/security.md is declared on the step (guarantees.py's vocabulary);
+`python -m autograder plan` (plan_report.py) prints it per mode, what runs outside the plan included.
 Each reaches the kernel through autograder/linux/ alone: the one libc handle, prctl and system calls that raise
 OSError, and every number and flag, defined once.
 The models a function receives are the assignment's replicas whose forward passes the grader runs

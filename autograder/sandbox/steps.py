@@ -16,6 +16,11 @@
 
 ``plan(config)`` gives the lists; template.py runs them. A step that fails raises, and the worker
 never starts: a confinement failure is the grader's fault, never a student's grade.
+
+Each step declares the guarantees it enforces (``provides``, guarantees.py); OUTSIDE declares what enforces one
+from outside the plan (the keeper's watchdog, the worker's descriptors closed after its last step, the template
+forgetting the grader, the grading process's time limits), NOT_BOUNDED what a mode does not bound and why.
+``python -m autograder plan`` prints the table they make (plan_report.py; docs/security.md quotes it).
 """
 from __future__ import annotations
 
@@ -28,12 +33,15 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ..linux.flags import CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER
 from ..linux.flags import CLONE_NEWUTS
 from . import budget, confine, identity, landlock, syscalls
 from .config import WorkerConfig
 from .confinement import Mode, map_to_root
+from .guarantees import (CGROUP, NO_CGROUP, OWN_UID, SCRATCH_ONLY, SIGNAL_SCOPE, TCP_SCOPE,
+                         Guarantee as G, Outside, Provides, part)
 
 
 @dataclass
@@ -52,7 +60,14 @@ class Context:
 
 
 class Step:
-    """One job of the confinement; ``run`` raises if it cannot be done."""
+    """One job of the confinement; ``run`` raises if it cannot be done. ``provides``: the guarantees
+    (guarantees.py) it enforces, each with where it holds: ``python -m autograder plan`` prints them per mode."""
+    provides: ClassVar[tuple[Provides, ...]] = ()
+
+    @classmethod
+    def purpose(cls) -> str:
+        """Its docstring's first paragraph, on one line."""
+        return " ".join((cls.__doc__ or "").split("\n\n")[0].split())
 
     def run(self, ctx: Context) -> None:
         raise NotImplementedError
@@ -67,6 +82,10 @@ class Step:
 # ---- the keeper's steps ------------------------------------------------------------------------------
 class Budget(Step):
     """A control group for the whole tree (budget.py), where the cgroup tree is writable; else the watchdog."""
+    provides = (Provides(G.MEMORY, CGROUP), Provides(G.PROCESSES, CGROUP), Provides(G.CPU_CORE, CGROUP),
+                Provides(G.KERNEL_MEMORY, part("pipe buffers charged, with a control group")),
+                Provides(G.KERNEL_STATE, CGROUP))  # undo removes the group
+
 
     def run(self, ctx):
         ctx.group = budget.Group.create(budget.group_name(ctx.keeper), ctx.config.memory_mib, ctx.config.processes)
@@ -79,6 +98,8 @@ class Budget(Step):
 class UserNamespace(Step):
     """A user namespace where the keeper (and so the worker) is root, mapped to the grader's own uid outside:
     the worker's mounts and namespaces are its own, and none of it is a privilege on the machine."""
+    provides = (Provides(G.PRIVILEGE),)
+
 
     def run(self, ctx):
         uid, gid = os.geteuid(), os.getegid()
@@ -88,6 +109,8 @@ class UserNamespace(Step):
 
 class NewPidNamespace(Step):
     """The next fork, the worker, is PID 1 of a new PID namespace: killing it kills all it started."""
+    provides = (Provides(G.SIGNALS), Provides(G.NEXT_SUBMISSION, part("nothing it started outlives it")))
+
 
     def run(self, ctx):
         confine.unshare(CLONE_NEWPID)
@@ -102,6 +125,8 @@ class Scratch(Step):
 
     The keeper holds a lock on it while it lives, so that a keeper killed outright (SIGKILL, the OOM killer:
     no clean-up runs) leaves a directory the next one recognises as nobody's and removes (``sweep``)."""
+    provides = (Provides(G.NEXT_SUBMISSION, SCRATCH_ONLY),)  # undo removes it; a dead keeper's is swept
+
 
     def run(self, ctx):
         parent = ctx.config.scratch_parent or tempfile.gettempdir()
@@ -191,6 +216,8 @@ def _run(command):
 # ---- the worker's steps ------------------------------------------------------------------------------
 class JoinBudget(Step):
     """Into the tree's control group first, before a line of the notebook exists in its memory."""
+    provides = (Provides(G.MEMORY, CGROUP), Provides(G.PROCESSES, CGROUP), Provides(G.CPU_CORE, CGROUP))
+
 
     def run(self, ctx):
         if ctx.group is not None:
@@ -199,6 +226,8 @@ class JoinBudget(Step):
 
 class NewSession(Step):
     """Its own session and process group: killpg(0) from student code reaches only the worker's tree."""
+    provides = (Provides(G.SIGNALS, part("killpg(0) reaches its own tree only")),)
+
 
     def run(self, ctx):
         os.setsid()
@@ -207,6 +236,9 @@ class NewSession(Step):
 class PrivateNamespaces(Step):
     """Its own mount, network, IPC and UTS namespaces (and cgroup namespace, once inside its group), and a
     host name that is not the machine's."""
+    provides = (Provides(G.NETWORK), Provides(G.NEXT_SUBMISSION, part("IPC and host name")),
+                Provides(G.KERNEL_STATE, part("IPC objects go with the namespace")))
+
 
     def run(self, ctx):
         confine.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
@@ -217,6 +249,8 @@ class PrivateNamespaces(Step):
 class OwnRoot(Step):
     """A root file system of its own (pivot_root): the system and the Python installation read-only, fresh
     /proc and /dev, private tmpfs scratch; nothing else of the machine, hidden code covered."""
+    provides = (Provides(G.SECRETS), Provides(G.WRITES), Provides(G.NEXT_SUBMISSION), Provides(G.DISK))
+
 
     def run(self, ctx):
         ctx.work = confine.build_filesystem(ctx.config, ctx.uid if ctx.config.own_uid else os.geteuid())
@@ -225,6 +259,8 @@ class OwnRoot(Step):
 
 class CleanEnvironment(Step):
     """Into its work directory, with exactly identity.WORKER_ENVIRONMENT and nothing of the grader's."""
+    provides = (Provides(G.SECRETS, part("the grader's environment")),)
+
 
     def run(self, ctx):
         os.chdir(ctx.work)
@@ -234,6 +270,8 @@ class CleanEnvironment(Step):
 class OwnUid(Step):
     """A uid of its own (100000 + the keeper's pid), no supplementary groups, no way back; not dumpable, except
     where its keeper watches it without namespaces, reading its /proc files as its uid (template.watch)."""
+    provides = (Provides(G.PRIVILEGE, OWN_UID), Provides(G.SIGNALS, OWN_UID))
+
 
     def run(self, ctx):
         if ctx.config.own_uid:
@@ -242,6 +280,8 @@ class OwnUid(Step):
 
 class NoCapabilities(Step):
     """Root of its user namespace, with every capability dropped for good (no setuid program can return them)."""
+    provides = (Provides(G.PRIVILEGE),)
+
 
     def run(self, ctx):
         identity.drop_capabilities()
@@ -249,6 +289,8 @@ class NoCapabilities(Step):
 
 class FreshKeyrings(Step):
     """A new session keyring of its own; the uid's user keyrings never made (identity.fresh_keyrings)."""
+    provides = (Provides(G.KERNEL_STATE), Provides(G.NEXT_SUBMISSION, part("keyrings")))
+
 
     def run(self, ctx):
         identity.fresh_keyrings()
@@ -256,6 +298,9 @@ class FreshKeyrings(Step):
 
 class Landlock(Step):
     """Read the system and Python (not the hidden code), write its work directory, reach no other process."""
+    provides = (Provides(G.SECRETS), Provides(G.WRITES), Provides(G.SIGNALS, SIGNAL_SCOPE),
+                Provides(G.NETWORK, TCP_SCOPE), Provides(G.PRIVILEGE, part("no new privileges: no setuid program")))
+
 
     def run(self, ctx):
         config = ctx.config
@@ -268,6 +313,11 @@ class Landlock(Step):
 
 class SyscallFilter(Step):
     """The system calls it may make from here on (syscalls.py), with its mode's policy."""
+    provides = (Provides(G.NETWORK), Provides(G.KERNEL_MEMORY), Provides(G.KERNEL_STATE),
+                Provides(G.SIGNALS, part("no ptrace, process_vm_*, pidfd_getfd")),
+                Provides(G.MEMORY, part("no memory no process maps: memfd, IPC, io_uring")),
+                Provides(G.WRITES, part("no metadata calls Landlock does not govern"), frozenset({Mode.LANDLOCK})))
+
 
     def run(self, ctx):
         shared = ctx.config.mode is Mode.LANDLOCK  # the grader's files and, maybe, its uid
@@ -278,6 +328,10 @@ class SyscallFilter(Step):
 
 class ProcessLimits(Step):
     """Per-process limits (address space, file size, open files, core dumps; processes of its own uid)."""
+    provides = (Provides(G.PROCESSES), Provides(G.MEMORY, part("each process's address space")),
+                Provides(G.DISK, part("each file it writes")),
+                Provides(G.KERNEL_MEMORY, part("512 descriptors a process")))
+
 
     def run(self, ctx):
         confine.set_limits(ctx.config, per_uid=ctx.config.mode is not Mode.NONE
@@ -305,6 +359,55 @@ def plan(config: WorkerConfig) -> Plan:
         return Plan((Budget(), Scratch()),
                     (*common, CleanEnvironment(), OwnUid(), FreshKeyrings(), Landlock(), *limits))
     return Plan((Budget(), Scratch()), (*common, CleanEnvironment(), ProcessLimits()))
+
+
+CONFINED = frozenset(Mode) - {Mode.NONE}
+# What enforces a guarantee from outside plan(): the keeper's and the template's own code, and the grading process.
+OUTSIDE: tuple[Outside, ...] = (
+    Outside("watchdog", "sandbox.template._watch", "budget.Watchdog",
+            "The keeper samples the tree ten times a second and kills it past its memory or processes (without a "
+            "control group), or past its scratch directory's size and entries (without namespaces).",
+            (Provides(G.MEMORY, NO_CGROUP, CONFINED), Provides(G.PROCESSES, NO_CGROUP),
+             Provides(G.MEMORY, part("what its processes map, without a control group"), frozenset({Mode.NONE})),
+             Provides(G.DISK, SCRATCH_ONLY, frozenset({Mode.LANDLOCK, Mode.NONE})))),
+    Outside("leftovers killed", "sandbox.template._watch", "budget.kill_descendants",
+            "Once the worker is gone, the keeper kills whatever of its tree is left (no PID namespace to do it).",
+            (Provides(G.NEXT_SUBMISSION, part("the processes it left")),)),
+    Outside("keeper dies with the template", "sandbox.template.keep", "PR_SET_PDEATHSIG",
+            "A keeper takes SIGTERM when its template dies, and kills its tree before cleaning up.",
+            (Provides(G.NEXT_SUBMISSION, part("no tree outlives the grading process")),)),
+    Outside("descriptors closed", "sandbox.template.run_worker", "confine.close_other_fds",
+            "After the worker's last step, every descriptor but its standard streams and its socket to the grader is "
+            "closed.",
+            (Provides(G.SECRETS, part("no descriptor of the template's")),)),
+    Outside("template forgets the grader", "sandbox.template.forget_the_grader", "identity.scrub_environment",
+            "Before any worker is forked, the template's environment and command line are the worker's, in "
+            "memory too (/proc/PID/environ, /proc/PID/cmdline).",
+            (Provides(G.SECRETS, part("the grader's environment and command line")),)),
+    Outside("template drops the grader's frames", "sandbox.template.become_template", "identity.forget_callers",
+            "The grader's frames the template was forked in (its parsed options among their locals) are emptied.",
+            (Provides(G.SECRETS, part("the grader's frames")),)),
+    Outside("stale groups swept", "sandbox.template.serve", "budget.sweep",
+            "The control groups of keepers killed before their clean-up are removed when a template starts.",
+            (Provides(G.KERNEL_STATE, CGROUP),)),
+    Outside("time limits", "engine.supervisor.WorkerSession._remaining", "submission_seconds",
+            "The grading process kills a worker past its call, cell or submission time.",
+            (Provides(G.TIME),)),
+)
+
+# A guarantee a mode gives only in part, or not at all: why. tests/test_plan.py fails on a guarantee that a mode's
+# steps and OUTSIDE do not enforce whatever the machine, unless it is here, and on a reason here for one they do.
+UNCONFINED = "nothing confines the worker (--unsafe-no-sandbox: notebooks you trust only)"
+NOT_BOUNDED: dict[Mode, dict[G, str]] = {
+    Mode.NAMESPACES: {G.CPU_CORE: "beyond the time limits"},
+    Mode.USER_NAMESPACE: {G.CPU_CORE: "beyond the time limits"},
+    Mode.LANDLOCK: {G.CPU_CORE: "beyond the time limits",
+                    G.PRIVILEGE: "it keeps the grader's uid, less what Landlock and seccomp take away"},
+    Mode.NONE: {G.CPU_CORE: "beyond the time limits",
+                G.MEMORY: "without a control group, memory no process maps (memfd, IPC) goes unseen",
+                **{g: UNCONFINED for g in (G.SECRETS, G.WRITES, G.NETWORK, G.SIGNALS, G.PRIVILEGE, G.KERNEL_MEMORY,
+                                           G.KERNEL_STATE, G.DISK, G.NEXT_SUBMISSION)}},
+}
 
 
 def describe() -> str:
