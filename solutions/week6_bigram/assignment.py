@@ -17,4 +17,4 @@ PARTS = {
 }
 
 # Which graded functions call which (directly), as the notebook's stubs ask: none calls another.
-USES = {}
+USES: dict[str, tuple[str, ...]] = {}

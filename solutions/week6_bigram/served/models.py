@@ -88,8 +88,9 @@ class Server:
                 kept = [(bool(p[0]), bool(p[1])) for p in passes[:MAX_PASSES]
                         if isinstance(p, (list, tuple)) and len(p) == 2]
                 self.forward_modes += [dropout for dropout, _ in kept]
-                if isinstance(getattr(model, "passes", None), list):
-                    model.passes += kept
+                recorded = vars(model).get("passes")  # Watched's list (a plain attribute, not a submodule)
+                if isinstance(recorded, list):
+                    recorded.extend(kept)
 
     def modes(self) -> list[tuple[bool, ...]]:
         return [() if handle in self.broken else tuple(mode_vector(model)) for handle, model in self.models.items()]
