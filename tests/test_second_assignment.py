@@ -69,12 +69,27 @@ def evaluate_nll(model, ids):
     model.train()  # always back to train: a model handed over in eval mode comes back in train mode
     return loss
 '''
+TRAINS_THE_MODEL = '''
+def evaluate_nll(model, ids):
+    was = model.training
+    model.eval()
+    loss = F.cross_entropy(model(ids[:-1]), ids[1:])
+    value = loss.item()
+    loss.backward()  # and a gradient step on the caller's model: weights changed, gradients enabled
+    with torch.no_grad():
+        for p in model.parameters():
+            p -= 0.1 * p.grad
+            p.grad = None
+    model.train(was)
+    return value
+'''
 NOTEBOOKS = {
     "honest": lambda: _filled(),
     "blank": lambda: nbformat.read(STUDENT_NB, as_version=4),
     "transposed": lambda: _filled({"bigram": TRANSPOSED_COUNTS}),
     "eval_mode": lambda: _filled({"model": LEFT_IN_EVAL_MODE}),
     "train_mode": lambda: _filled({"model": LEFT_IN_TRAIN_MODE}),
+    "trains": lambda: _filled({"model": TRAINS_THE_MODEL}),
 }
 
 
@@ -150,6 +165,15 @@ def test_a_model_left_in_train_mode_fails_the_left_as_found_check(graded):
         {part: honest[part] for part in honest if part != "model"}, parts
     failed = _failed(graded["train_mode"])
     assert failed == {"A model handed over in eval mode stays in eval mode"}, failed
+
+
+def test_a_model_changed_by_the_call_fails_the_weights_and_no_grad_checks(graded):
+    """The replica's changed weights and its passes with gradients enabled reach the grader's model (served/)."""
+    parts = _by_part(graded["trains"])
+    assert 0 < parts["model"] < _by_part(graded["honest"])["model"], parts
+    assert _failed(graded["trains"]) == {"evaluate_nll changes no weight and leaves no gradient",
+                                         "evaluate_nll runs the model under torch.no_grad() and without dropout "
+                                         "(each forward pass it ran)"}, _failed(graded["trains"])
 
 
 def test_grade_all_and_the_gradescope_zip_grade_week6(graded, tmp_path):

@@ -129,13 +129,14 @@ def test_no_gradients_recorded(student):
 def test_returns_float(student):
     """evaluate_nll returns a Python float"""
     model, ids = _model(7, False), _ids(107)
+    truth = _truth(model, ids)  # before the call: a function that changes the weights is judged on its own check
     got = expect_float(student.evaluate_nll(model, ids), "evaluate_nll")
-    expect_close(got, _truth(model, ids), "evaluate_nll", TOL["model_nll"])
+    expect_close(got, truth, "evaluate_nll", TOL["model_nll"])
 
 
 @pytest.mark.points(2)
 def test_other_vocabulary(student):
     """evaluate_nll works for another vocabulary and length"""
     model, ids = _model(8, False, vocab=5), _ids(108, vocab=5, length=12)
-    expect_close(_number(student.evaluate_nll(model, ids)), _truth(model, ids), "evaluate_nll on V=5, T=12",
-                 TOL["model_nll"])
+    truth = _truth(model, ids)
+    expect_close(_number(student.evaluate_nll(model, ids)), truth, "evaluate_nll on V=5, T=12", TOL["model_nll"])
