@@ -226,10 +226,10 @@ def test_grade_all_and_the_gradescope_zip_grade_week6(graded, tmp_path):
 
 
 def test_the_student_notebook_is_what_the_release_generates():
-    """Week 6's release (the shared tooling, run for week 6): the instructor notebook from the notebook source and
+    """Week 6's release (`release`: its Assignment.release, the shared tooling run for week 6): the instructor notebook from the notebook source and
     the reference, the real nbgrader generate_assignment, the leak check, and no drift from the committed notebook."""
-    run = subprocess.run([sys.executable, "-m", WEEK6.release], cwd=ROOT, env=_env(), capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run([sys.executable, "-m", "autograder", "release"], cwd=ROOT, env=_env(), capture_output=True,
+                         text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     assert "Release ready." in run.stdout and "tokens 20, bigram 40, model 40 (total 100" in run.stdout, run.stdout
     solutions = [cell.source for cell in nbformat.read(STUDENT_NB, as_version=4).cells
