@@ -17,7 +17,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from .assignment import WORKDIR_VARIABLE, workdir
+from .assignment import ASSIGNMENT, WORKDIR_VARIABLE, workdir
 from .command_line import EXIT_BAD_SETTINGS, dispatch
 from .flows.terminal import exit_now, prog, safe_streams
 from .settings import CONFINEMENTS, Settings, add_options, describe, markdown
@@ -162,15 +162,23 @@ def plan_command(options: PlanOptions) -> int:
 # Modules under autograder.flows that add a subcommand with register(subparsers).
 FLOW_COMMANDS = ("batch", "crosscheck", "written", "class_report", "nbgrader.install")
 # Subcommands that hand the rest of the command line to a module's own main(argv): the ones `make` runs
-# as python -m MODULE (release, make nbgrader-autograde, make gradescope). name: (module, help)
+# as python -m MODULE (release, make nbgrader-autograde, make gradescope). name: (module, help); module "": the
+# current assignment's own (release: Assignment.release, which builds that assignment's course and notebook).
 PASSED_ON = {
-    "release": ("solutions.release.__main__", "build the nbgrader course (build/course) and check the student "
-                                              "notebook (make release)"),
+    "release": ("", "build the nbgrader course (build/course) and check the student notebook of the current "
+                    "assignment (make release)"),
     "nbgrader": ("autograder.flows.nbgrader.course", "nbgrader flow: sandboxed grades into an nbgrader course, "
                                                      "then nbgrader autograde, feedback, export"),
     "nbgrader-hand": ("autograder.flows.nbgrader.hand", "hand scores of the written answers into gradebook.db"),
     "gradescope": ("autograder.flows.gradescope.build", "build the Gradescope autograder zip (make gradescope)"),
 }
+
+
+def passed_on_module(command: str) -> str:
+    """The module a PASSED_ON subcommand runs: its own, or the current assignment's (release: Assignment.release,
+    so that `release` builds the assignment the discovery rule names, never week 7's by name)."""
+    module = PASSED_ON[command][0]
+    return module or getattr(ASSIGNMENT, command, "")
 
 
 def take_workdir(argv: list[str]) -> list[str]:
@@ -233,8 +241,12 @@ def main(argv: list[str] | None = None) -> int:
         from .flows import batch_merge
         return batch_merge.main(argv[2:])
     if argv and argv[0] in PASSED_ON:
-        module = importlib.import_module(PASSED_ON[argv[0]][0])
-        return module.main(argv[1:])
+        name = passed_on_module(argv[0])
+        if not name:
+            print(f"{argv[0]}: the assignment {ASSIGNMENT.package} has no {argv[0]} module (plugin_api.Assignment)",
+                  file=sys.stderr)
+            return EXIT_BAD_SETTINGS
+        return importlib.import_module(name).main(argv[1:])
     args = parser().parse_args(argv)
     try:
         return dispatch(args, args.command)  # the Settings and the command's options record, made once

@@ -162,6 +162,19 @@ def test_zip_layout(autograder_zip):
     assert "-r \"$HERE/requirements.txt\"" in setup and "@" not in setup.replace("$@", "")
 
 
+def test_the_zip_names_the_assignment_it_grades(tmp_path):
+    """assignment.txt at the zip's root names the package the zip was built for, and run_autograder exports it as
+    $AUTOGRADER_ASSIGNMENT (the discovery rule) before the grader starts: a zip of another assignment grades that one
+    (tests/test_second_assignment.py runs one)."""
+    from autograder.assignment import ASSIGNMENT
+    from autograder.plugin_api import ASSIGNMENT_VARIABLE
+    with zipfile.ZipFile(gs_build.build(tmp_path / "autograder.zip")) as archive:
+        assert archive.read(gs_build.ASSIGNMENT_FILE).decode() == f"{ASSIGNMENT.package}\n"
+        script = archive.read("run_autograder").decode()
+    exported = script.index(f"export {ASSIGNMENT_VARIABLE}")
+    assert gs_build.ASSIGNMENT_FILE in script and exported < script.index("-m autograder.flows.gradescope.run")
+
+
 def test_torch_pin_must_be_exact():
     assert gs_build.torch_pin("numpy==2.4.6\ntorch==2.13.0\n") == "2.13.0"
     for loose in ("torch>=2.13\n", "torch\n", "torch==2.*\n", "numpy==1\n"):

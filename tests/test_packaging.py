@@ -177,6 +177,15 @@ def test_the_console_script_is_declared_and_installed():
         assert command in run.stdout
 
 
+def test_release_is_the_current_assignments_own():
+    """`release` runs the current assignment's release module (plugin_api.Assignment.release), not week 7's by name:
+    with another assignment current it builds that one's notebook (tests/test_second_assignment.py runs it)."""
+    from autograder import cli
+    from autograder.assignment import ASSIGNMENT
+    assert cli.passed_on_module("release") == ASSIGNMENT.release
+    assert all(cli.passed_on_module(command) == module for command, (module, _) in cli.PASSED_ON.items() if module)
+
+
 def test_workdir_says_where_the_working_data_is(tmp_path):
     """`--workdir DIR` (or $AUTOGRADER_WORKDIR, or the old $WEEK7_WORKDIR): build/ there, not in the checkout; the zip takes DIR's secret."""
     work = tmp_path / "course-work"

@@ -36,9 +36,22 @@ from autograder import assignment, settings
 
 SCANNED = ("autograder", "solutions", "tests", "bench")
 HOME = "autograder/assignment.py"
-# The assignment package and the plug-in interface (its default package name) are homes too.
-HOMES = {HOME, "autograder/plugin_api.py", f"{assignment.ASSIGNMENT.package.replace('.', '/')}/assignment.py",
-         f"{assignment.ASSIGNMENT.package.replace('.', '/')}/__init__.py"}
+
+
+def assignment_packages(root=assignment.ROOT):
+    """The folders of every assignment package of a checkout: the current one, and each package under solutions/
+    whose __init__.py defines ``ASSIGNMENT = Assignment(...)`` (week 6's beside week 7's, issue 29)."""
+    found = {assignment.ASSIGNMENT.package.replace(".", "/")}
+    for init in sorted(Path(root).glob("solutions/*/__init__.py")):
+        if "ASSIGNMENT = Assignment(" in init.read_text():
+            found.add(init.parent.relative_to(root).as_posix())
+    return sorted(found)
+
+
+# Each assignment package (its facts file and its __init__.py) and the plug-in interface (the default package
+# name) are homes too: every assignment writes its own name, parts and uses once, in its own package.
+HOMES = {HOME, "autograder/plugin_api.py",
+         *(f"{package}/{name}" for package in assignment_packages() for name in ("assignment.py", "__init__.py"))}
 EPOCHS_HOME = "solutions/lab/lab.py"
 SETTINGS_HOME = "autograder/settings.py"
 SETTING_SETS = {"feedback levels": set(settings.FEEDBACK_LEVELS), "visibilities": set(settings.VISIBILITIES)}
@@ -234,7 +247,19 @@ def test_scanner_allows_reading_the_facts(case):
 
 def test_scanner_allows_the_homes():
     assert scan_source((assignment.ROOT / HOME).read_text(), HOME) == []
+    for package in assignment_packages():  # every assignment's own facts, the current one's and the others'
+        rel = f"{package}/assignment.py"
+        assert scan_source((assignment.ROOT / rel).read_text(), rel) == [], rel
     assert scan_source("EPOCHS = {'smoke': 2, 'full': 25}\n", EPOCHS_HOME) == []
+
+
+def test_every_assignment_package_is_found(tmp_path):
+    """A package under solutions/ is an assignment's home only when its __init__.py defines ASSIGNMENT."""
+    for name, text in (("week5_x", "ASSIGNMENT = Assignment(name=NAME)\n"), ("helpers", "X = 1\n")):
+        (tmp_path / "solutions" / name).mkdir(parents=True)
+        (tmp_path / "solutions" / name / "__init__.py").write_text(text)
+    found = assignment_packages(tmp_path)
+    assert "solutions/week5_x" in found and "solutions/helpers" not in found, found
 
 
 def test_a_planted_file_fails_the_tree_scan(tmp_path):

@@ -104,6 +104,19 @@ def test_questions_come_from_the_released_notebook():
     assert qs[0].text.startswith("**Q1 (ablate positions, 5 points).** Train the same model")
 
 
+def test_a_notebook_without_written_answers_has_no_questions(tmp_path):
+    """An assignment may have no written answers (week 6): has_questions says so, and grade-all then skips the
+    extraction instead of failing (tests/test_second_assignment.py runs grade-all on one)."""
+    assert ex.has_questions()  # week 7's released notebook
+    nb = json.loads(ex.RELEASED.read_text())
+    nb["cells"] = [c for c in nb["cells"] if not (c["cell_type"] == "markdown" and ex._nbgrader(c).get("solution"))]
+    plain = tmp_path / "plain.ipynb"
+    plain.write_text(json.dumps(nb))
+    assert not ex.has_questions(plain)
+    with pytest.raises(ValueError, match="no written-answer cell"):
+        ex.questions(plain)
+
+
 def test_extraction_of_each_kind_of_notebook(klass, solution_notebook):
     qs, given = ex.questions(), ex.released_code()
     model = _model_answers(solution_notebook)

@@ -307,6 +307,9 @@ def _exports(settings: Settings, options: GradeAll, rows: list[dict], csv_path: 
     failed = lms_exports(options, rows, csv_path, log, points)
     try:  # the written answers, per student, for the TAs (`python -m autograder written` renders them)
         from .written.command import collect, summary
+        from .written.extract import has_questions
+        if not has_questions():  # an assignment without written answers: nothing to extract, nothing failed
+            return report(csv_path, log) or failed
         mine = [csv_path.parent / n for n in os.listdir(csv_path.parent) if n.startswith(csv_path.stem)]
         _, written = collect(options.submissions, settings.limits.notebook_mib, options.assignment, skip=mine, students=students)
         write_written(csv_path, summary(written))

@@ -123,7 +123,7 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
             else:
                 step("generated files")
                 generated = {student_nb: student_text(released)}
-                if not INSTALLED:  # the student-CI template lives in the checkout only
+                if not INSTALLED and ci_parts is not None:  # the student-CI template lives in the checkout only
                     generated[ci_parts] = parts_text(points, source)
                 step.finish()
         except SourceMismatch as err:

@@ -2,12 +2,11 @@
 import inspect
 import re
 
-import solutions.reference as reference
 from autograder.assignment import PARTS
-from solutions.release.build import GENERATED_NOTE
+from solutions.release.build import GENERATED_NOTE, REFERENCE_MODULE, reference
 
-MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
-           "autograder.flows", "grade_part(", "solutions.reference")
+MARKERS = tuple(dict.fromkeys(("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS",
+                               "autograder.flows", "grade_part(", "solutions.reference", REFERENCE_MODULE)))
 
 
 def reference_body_lines(min_length=16):

@@ -37,6 +37,10 @@ OUT = workdir() / "build" / "gradescope" / "autograder.zip"
 # present, at the same path (on Gradescope the source folder is the working directory).
 SECRET_FILES = ("build/secret.key",)
 SETTINGS_FILE = CONFIG_FILE  # at the zip's root: /autograder/source/week7-grader.toml
+# At the zip's root too: the package of the assignment the zip grades (one line), which run_autograder exports as
+# $AUTOGRADER_ASSIGNMENT (plugin_api.py's discovery rule) before the grader starts: the zip grades the assignment
+# it was built for, whichever one that is.
+ASSIGNMENT_FILE = "assignment.txt"
 SKIP = re.compile(r"(^|/)(__pycache__|\.pytest_cache)(/|$)|\.pyc$"
                   r"|^autograder/flows/gradescope/(setup\.sh|run_autograder)$")  # templates: written at the root
 
@@ -85,6 +89,7 @@ def build(out=OUT, settings=None):
         _add(archive, "setup.sh", setup_script(requirements), executable=True)
         _add(archive, "run_autograder", (HERE / "run_autograder").read_text(), executable=True)
         _add(archive, SETTINGS_FILE, settings.to_toml())
+        _add(archive, ASSIGNMENT_FILE, ASSIGNMENT.package + "\n")
         _add(archive, "requirements.txt", requirements)
         for name, path in files:
             # The key keeps its owner-only mode: the grader refuses a key others can read (engine/secret.py).
@@ -127,6 +132,7 @@ def run(settings: Settings, options: BuildOptions) -> int:
           f"{suites} hidden suites, {out.stat().st_size / 1024:.0f} KiB")
     print("  upload it as the autograder of a Gradescope programming assignment (Ubuntu base image);")
     print(f"  students upload one notebook, {NOTEBOOK_FILE}")
+    print(f"  assignment: {ASSIGNMENT.name} (package {ASSIGNMENT.package}, in its {ASSIGNMENT_FILE})")
     print(f"  feedback level: {settings.feedback}; test visibility: {settings.visibility} (its {SETTINGS_FILE})"
           + "".join(f"; includes {f}" for f in SECRET_FILES if f in names))
     return 0

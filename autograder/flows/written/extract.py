@@ -128,6 +128,14 @@ def _nbgrader(cell):
     return meta if isinstance(meta, dict) else {}
 
 
+def has_questions(released=RELEASED):
+    """Whether the released notebook has any written-answer cell (nbgrader's graded Markdown solution cells):
+    an assignment without written answers has nothing to extract, and grade-all skips the extraction."""
+    nb = json.loads(Path(released).read_text(encoding="utf-8"))
+    return any(cell.get("cell_type") == "markdown" and _nbgrader(cell).get("grade") and _nbgrader(cell).get("solution")
+               for cell in nb["cells"])
+
+
 def questions(released=RELEASED):
     """The written questions of the released notebook, in order: [Question]."""
     nb = json.loads(Path(released).read_text(encoding="utf-8"))
