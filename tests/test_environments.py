@@ -49,7 +49,7 @@ GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "no
           "exits": ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"],
           "resources": ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",
-                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files"],
+                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files", "too_deep"],
           "kernel": ["hide_from_watchdog", "hide_unnamed_files", "page_tables", "slow_watchdog", "zombie_leader",
                      "zombie_files", "shared_anonymous", "pid_hopping", "parent_hop", "pipe_folios"]}
 CAMPAIGNS_AT_ONCE = 2
@@ -223,8 +223,9 @@ def test_the_attacks_hold(campaigns, name):
                 # The watchdog kills the whole tree (its cell is skipped) where a control group would kill a child.
                 assert "worker tree killed at its budget: memory" in g["run"].stderr, (name, g["run"].stderr[-2000:])
                 continue
-            if case is hostile.load("locked_scratch") and r.env.expected is Mode.LANDLOCK:
-                # Its work directory is on the host: the watchdog, which watches it, kills the tree.
+            if getattr(case, "WATCHDOG", None) and r.env.expected is Mode.LANDLOCK:
+                # Its work directory is on the host: the watchdog, which watches it, kills the tree
+                # (locked_scratch, too_deep).
                 assert case.WATCHDOG in g["run"].stderr, (name, g["run"].stderr[-2000:])
                 continue
             for expected in getattr(case, "EXPECT", []):

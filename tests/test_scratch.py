@@ -172,3 +172,25 @@ def test_a_folder_the_watchdog_may_not_list_is_seen():
         return f"{open_before[2]}|{budget._scratch_bytes(str(top), 20_000)[2]}"
 
     assert _as_user(job) == "False|True"
+
+
+def test_a_folder_past_path_max_is_seen():
+    """Folders nested deeper than PATH_MAX cannot be reached by their path: a walk by path would count nothing
+    below them (files written there went past the disk cap unseen). The watchdog must say so, as for a folder it
+    may not list. On the old walk, ENAMETOOLONG was taken for a folder removed meanwhile."""
+    from autograder.sandbox import budget
+
+    def job(parent):
+        top = parent / f"{steps.SCRATCH_PREFIX}deep"
+        top.mkdir()
+        fd = os.open(top, os.O_RDONLY)
+        for _ in range(2200):  # "d/" x 2,200: longer than PATH_MAX (4,096) below the top
+            os.mkdir("d", dir_fd=fd)
+            fd, old = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+            os.close(old)
+        shallow = budget._scratch_bytes(str(top), 20_000)
+        os.close(os.open("big", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+        os.close(fd)
+        return f"{shallow[2]}"
+
+    assert _as_user(job) == "True"

@@ -240,8 +240,10 @@ class WorkerSession:
                 if worker.current is None:
                     raise
                 self.skip.add(worker.current)
-                self.reports[worker.current] = CellReport(worker.current, None, "",
-                                                          f"it {lost}; the cell was skipped")
+                # Its first result stands: a cell that one worker ran to the end and a later one died in (a
+                # watchdog's kill that came late, on a loaded machine) keeps what it printed the first time.
+                self.reports.setdefault(worker.current, CellReport(worker.current, None, "",
+                                                                   f"it {lost}; the cell was skipped"))
 
     def _report(self, event):
         """Keep a cell's first result; its text within Limits.cell_output_chars (the worker was told so, and is not

@@ -451,7 +451,8 @@ def _tmpfs_bytes(worker: str, disk_mib: int) -> int | None:
 def _scratch_bytes(scratch: str, max_entries: int) -> tuple[int, int, bool]:
     """(bytes, entries, hidden) under a scratch directory on the host's file system (no namespaces: no private
     mount). ``hidden``: a folder in it that we may not list (made with mode 0o300, or after a umask: what it
-    holds would go uncounted, and rm -rf could not remove it; docs/history.md: locked_scratch)."""
+    holds would go uncounted, and rm -rf could not remove it; docs/history.md: locked_scratch), or may not reach
+    by its path (nested deeper than PATH_MAX: what lies below would go uncounted; docs/history.md: too_deep)."""
     used, entries, todo, hidden = 0, 0, [scratch], False
     while todo and entries <= max_entries:  # each sample walks them: no further
         try:
@@ -460,15 +461,18 @@ def _scratch_bytes(scratch: str, max_entries: int) -> tuple[int, int, bool]:
                     entries += 1
                     try:
                         info = entry.stat(follow_symlinks=False)
-                    except OSError:
+                    except FileNotFoundError:  # removed meanwhile
+                        continue
+                    except OSError:  # ENAMETOOLONG: past PATH_MAX, what it holds cannot be counted
+                        hidden = True
                         continue
                     used += info.st_blocks * 512
                     if entry.is_dir(follow_symlinks=False):
                         todo.append(entry.path)
-        except PermissionError:
-            hidden = True
-        except OSError:  # removed meanwhile
+        except (FileNotFoundError, NotADirectoryError):  # removed (or replaced) meanwhile
             pass
+        except OSError:  # EACCES, or ENAMETOOLONG past PATH_MAX: what it holds cannot be counted
+            hidden = True
     return used, entries, hidden
 
 
@@ -580,7 +584,7 @@ class Watchdog:
         elif disk > self.disk_mib << 20 or entries > self.scratch_entries:
             self.fired = f"its work directory holds {disk >> 20} MiB in {entries} entries, over {self.disk_mib} MiB"
         elif hidden:
-            self.fired = "its work directory holds a folder the grader may not list"
+            self.fired = "its work directory holds a folder the grader may not list (or reach: nested past PATH_MAX)"
         if self.fired:
             kill_descendants(self.keeper, self.group)
         return not self.fired
