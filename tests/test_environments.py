@@ -51,7 +51,8 @@ GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "no
           "resources": ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",
                         "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files", "too_deep"],
           "kernel": ["hide_from_watchdog", "hide_unnamed_files", "page_tables", "slow_watchdog", "zombie_leader",
-                     "zombie_files", "shared_anonymous", "pid_hopping", "parent_hop", "pipe_folios"]}
+                     "zombie_files", "shared_anonymous", "pid_hopping", "parent_hop", "pipe_folios",
+                     "slow_hop"]}
 CAMPAIGNS_AT_ONCE = 2
 BUDGET = {"reach": 120, "escape": 150, "exits": 150, "resources": 200, "kernel": 200}
 

@@ -92,6 +92,23 @@ NOTEBOOKS = {
     "trains": lambda: _filled({"model": TRAINS_THE_MODEL}),
 }
 
+# Honest solutions written by someone who saw only the student notebook (three styles: loops and plain Python;
+# vectorised torch with bincount and searchsorted; one_hot @ one_hot and a hand-made log_softmax), each checked
+# against PyTorch first (F.cross_entropy, torch.bincount). Their solution cells are put into today's student
+# notebook, so a re-release does not leave them behind.
+HONEST_STYLES = sorted((ROOT / "tests" / "corpus" / "week6_honest").glob("style_*.ipynb"))
+
+
+def _style(path):
+    cells = nbformat.read(path, as_version=4).cells
+    theirs = {c.metadata["nbgrader"]["grade_id"].rsplit("_", 1)[0]: c.source for c in cells
+              if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
+    assert set(theirs) == set(WEEK6.parts), f"{path.name} must answer every part (no reference fills in)"
+    return _filled(theirs)
+
+
+NOTEBOOKS.update({path.stem: (lambda path=path: _style(path)) for path in HONEST_STYLES})
+
 
 def _grade(notebook, out):
     run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(notebook), "--out", str(out)],
@@ -134,6 +151,12 @@ def test_honest_notebook_scores_full_marks(graded):
     assert result["score"] == TOTAL, (_failed(result), result["output"])
     assert sum(test["max_score"] for test in result["tests"]) == TOTAL
     assert {test["tags"][0] for test in result["tests"]} == set(WEEK6.parts)
+
+
+@pytest.mark.parametrize("style", [path.stem for path in HONEST_STYLES])
+def test_an_independent_students_solution_scores_full_marks(graded, style):
+    result = graded[style]
+    assert result["score"] == TOTAL, (_failed(result), result["output"])
 
 
 def test_blank_notebook_scores_zero(graded):

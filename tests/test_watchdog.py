@@ -384,3 +384,40 @@ def test_an_honest_tree_at_its_process_cap_is_not_too_slow_to_count(monkeypatch)
                 os.waitpid(pid, 0)
             except (ProcessLookupError, ChildProcessError):
                 pass
+
+
+def test_a_process_gone_since_the_listing_is_charged_what_it_held(monkeypatch):
+    """Red team of issue 27 (slow_hop): children holding 2.3 GiB each changed pid every 50 ms while others kept
+    each sample's reads slow, so every listed holder was gone when its memory was read, and counted 0. A process
+    gone between the listing and the read is charged what its status held at the listing."""
+    ready_r, ready_w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        held = bytearray(64 << 20)  # touched: 64 MiB of private anonymous memory
+        for at in range(0, len(held), 4096):
+            held[at] = 1
+        os.write(ready_w, b"x")
+        time.sleep(30)
+        os._exit(0)
+    os.read(ready_r, 1)
+    real = budget._pss_bytes
+
+    def gone_first(where):  # the hop: the process exits after the listing, before its memory is read
+        try:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        return real(where)
+
+    try:
+        watchdog = budget.Watchdog(os.getpid(), memory_mib=48, processes=64)
+        monkeypatch.setattr(budget, "_pss_bytes", gone_first)
+        assert not watchdog.check(), "a holder gone since the listing was counted as nothing"
+        assert watchdog.fired.startswith("memory"), watchdog.fired
+    finally:
+        try:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass

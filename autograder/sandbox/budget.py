@@ -347,6 +347,22 @@ def _pss_bytes(where: int | str) -> int | None:
     return 0  # gone meanwhile, or a zombie (no Pss line): it holds nothing
 
 
+def _kib(status: dict[str, str], field: str) -> int:
+    """A ``NNN kB`` field of a status, in bytes (0 when absent)."""
+    try:
+        return int(status.get(field, "0 kB").split()[0]) << 10
+    except (IndexError, ValueError):
+        return 0
+
+
+def _listed_bytes(status: dict[str, str]) -> int:
+    """What a process held when the sample listed it (its status then): private and shared anonymous memory. A
+    process gone by the time its PSS is read is charged this, not 0: one that hands its memory to a child and
+    exits between the two reads (fork, then the parent exits), while the sample is kept slow, went uncounted at
+    every sample (docs/history.md: slow_hop)."""
+    return _kib(status, "RssAnon") + _kib(status, "RssShmem")
+
+
 def _page_table_bytes(status: dict[str, str]) -> int:
     """The process's page tables (VmPTE, from its status): kernel memory its PSS does not show (a page-table page
     per 2 MiB read of the zero page, which no process's Rss holds)."""
@@ -535,9 +551,14 @@ class Watchdog:
         slow = False
         shared: dict[bytes, int] = {}  # shared anonymous objects of the tree: inode -> bytes (see _maps)
         allowed = SLOW_SAMPLE_SECONDS + SAMPLE_SECONDS_PER_PROCESS * len(views)
+        if self.scratch:  # first: a process that holds unlinked files and changes pid must be read while it lives
+            unnamed, refused = _unnamed_bytes({pid: where for pid, (where, _) in views.items()}, self.scratch)
         if self.tree:
             self.areas = {}
-            for pid, (where, status) in views.items():
+            # The biggest holders first, a few milliseconds after the listing: a slow sample (what it reads of the
+            # others) must not leave them time to move on to a new pid unread (docs/history.md: slow_hop).
+            order = sorted(views.items(), key=lambda item: -_listed_bytes(item[1][1]))
+            for pid, (where, status) in order:
                 if time.process_time() - started > allowed:
                     slow = True  # stop here: a sample must not itself leave seconds unwatched
                     break
@@ -545,6 +566,8 @@ class Watchdog:
                 if size is None:
                     unread.append(pid)
                     continue
+                if size == 0 and not _holds(_status(where)):  # gone since it was listed: charged what it held then
+                    size = _listed_bytes(status)
                 # Kernel memory no PSS shows: page tables and mapping areas (docs/history.md: page_tables). Every
                 # process at every sample: one counted in turn leaves a tree that re-forks mostly uncounted.
                 areas, objects = _maps(where) or (0, {})
@@ -561,7 +584,6 @@ class Watchdog:
             used += tmpfs or 0
         disk, entries, hidden = _scratch_bytes(self.scratch, self.scratch_entries) if self.scratch else (0, 0, False)
         if self.scratch:
-            unnamed, refused = _unnamed_bytes({pid: where for pid, (where, _) in views.items()}, self.scratch)
             disk += unnamed
             unread += refused
         # Fail closed (issue 27: prctl(PR_SET_DUMPABLE, 0) made a 6 GiB tree count as 0): a process of the tree
