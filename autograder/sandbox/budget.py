@@ -356,10 +356,9 @@ def _kib(status: dict[str, str], field: str) -> int:
 
 
 def _listed_bytes(status: dict[str, str]) -> int:
-    """What a process held when the sample listed it (its status then): private and shared anonymous memory. A
-    process gone by the time its PSS is read is charged this, not 0: one that hands its memory to a child and
-    exits between the two reads (fork, then the parent exits), while the sample is kept slow, went uncounted at
-    every sample (docs/history.md: slow_hop)."""
+    """What a process held when the sample listed it (its status then): private and shared anonymous memory. The
+    order in which a sample reads the tree: the biggest holders first, a few milliseconds after the listing
+    (docs/history.md: slow_hop)."""
     return _kib(status, "RssAnon") + _kib(status, "RssShmem")
 
 
@@ -378,6 +377,7 @@ def _page_table_bytes(status: dict[str, str]) -> int:
 # (3x that) to the base allowance. The attack's processes took tens of ms each (65,000 areas).
 SLOW_SAMPLE_SECONDS = 0.5
 SAMPLE_SECONDS_PER_PROCESS = 0.004
+RELIST_PASSES = 3  # a sample's listings of the tree: the first, and two for processes started while it read
 AREA_BYTES = 200  # a mapping area's kernel memory (vm_area_struct and its links): 6.5 M areas took ~1.3 GiB
 
 
@@ -551,30 +551,41 @@ class Watchdog:
         slow = False
         shared: dict[bytes, int] = {}  # shared anonymous objects of the tree: inode -> bytes (see _maps)
         allowed = SLOW_SAMPLE_SECONDS + SAMPLE_SECONDS_PER_PROCESS * len(views)
-        if self.scratch:  # first: a process that holds unlinked files and changes pid must be read while it lives
-            unnamed, refused = _unnamed_bytes({pid: where for pid, (where, _) in views.items()}, self.scratch)
+        unnamed, refused = 0, list[int]()
         if self.tree:
             self.areas = {}
-            # The biggest holders first, a few milliseconds after the listing: a slow sample (what it reads of the
-            # others) must not leave them time to move on to a new pid unread (docs/history.md: slow_hop).
-            order = sorted(views.items(), key=lambda item: -_listed_bytes(item[1][1]))
-            for pid, (where, status) in order:
-                if time.process_time() - started > allowed:
-                    slow = True  # stop here: a sample must not itself leave seconds unwatched
-                    break
-                size = _pss_bytes(where)
-                if size is None:
-                    unread.append(pid)
-                    continue
-                if size == 0 and not _holds(_status(where)):  # gone since it was listed: charged what it held then
-                    size = _listed_bytes(status)
-                # Kernel memory no PSS shows: page tables and mapping areas (docs/history.md: page_tables). Every
-                # process at every sample: one counted in turn leaves a tree that re-forks mostly uncounted.
-                areas, objects = _maps(where) or (0, {})
-                self.areas[pid] = areas
-                for inode, reach in objects.items():
-                    shared[inode] = max(shared.get(inode, 0), reach)
-                used += size + _page_table_bytes(status) + areas * AREA_BYTES
+        batch = views
+        # A process that hands its memory (or its open files) to a child and exits between the listing and the
+        # read is read as nothing, and its successor was not listed: each pass lists the tree again and reads the
+        # processes it had not seen, biggest first (docs/history.md: slow_hop). Three passes at most.
+        for _ in range(RELIST_PASSES):
+            if self.scratch:  # what the batch holds in unlinked files, while it lives
+                found, denied = _unnamed_bytes({pid: where for pid, (where, _) in batch.items()}, self.scratch)
+                unnamed, refused = unnamed + found, refused + denied
+            if self.tree:
+                for pid, (where, status) in sorted(batch.items(), key=lambda item: -_listed_bytes(item[1][1])):
+                    if time.process_time() - started > allowed:
+                        slow = True  # stop here: a sample must not itself leave seconds unwatched
+                        break
+                    size = _pss_bytes(where)
+                    if size is None:
+                        unread.append(pid)
+                        continue
+                    # Kernel memory no PSS shows: page tables and mapping areas (docs/history.md: page_tables).
+                    # Every process at every sample: one counted in turn leaves a tree that re-forks mostly uncounted.
+                    areas, objects = _maps(where) or (0, {})
+                    self.areas[pid] = areas
+                    for inode, reach in objects.items():
+                        shared[inode] = max(shared.get(inode, 0), reach)
+                    used += size + _page_table_bytes(status) + areas * AREA_BYTES
+            if slow:
+                break
+            batch = {pid: view for pid in descendants(self.keeper)
+                     if pid not in views and (view := _view(pid)) is not None}
+            if not batch:
+                break
+            views.update(batch)
+        if self.tree:
             used += sum(shared.values())
         worker_view = views[self.worker][0] if self.worker in views else None
         churn = self._churn(worker_view)

@@ -3,7 +3,10 @@ from autograder.assignment import PART_IDS
 ATTACKS = []
 KEEPS = list(PART_IDS)
 EXPECT = ["TOODEEP: wrote"]
-WATCHDOG = "worker tree killed at its budget: its work directory holds a folder the grader may not list"
+NEVER = ["MiB below PATH_MAX (all)"]  # all 384 MiB written unseen: where a tmpfs holds it, it refuses first
+# Where the watchdog walks the scratch: this folder ends the tree, unless a replayed cell's files over the disk cap
+# end it first (the resources group); either way the cell never completes (NEVER).
+WATCHDOG = "worker tree killed at its budget: its work directory holds"
 ADD = [(None, '''
 import os
 import time
