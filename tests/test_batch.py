@@ -236,3 +236,23 @@ def test_a_submission_cannot_see_or_alter_the_others(student_notebook):
         assert {r["student"] for r in read_csv(out)} == {"snoop", "victim"}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_a_part_run_refuses_to_merge_into_a_csv_with_other_parts(tmp_path, student_notebook):
+    """`grade-all --part P` into a CSV holding other parts' points would drop them from the merged rows: refused
+    before anything is graded (the previous rows are read back as typed rows, flows/records.py)."""
+    from autograder.flows import batch_summary
+    from autograder.flows.records import ClassRow
+
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    (folder / "ann.ipynb").write_bytes(Path(student_notebook).read_bytes())
+    out = tmp_path / "grades.csv"
+    other = PARTS[-1]
+    batch_summary.write_csv([ClassRow(student="ann", status="graded", total=3.0, parts={other: 3.0})], out)
+    before = out.read_bytes()
+    proc = subprocess.run(command(folder, out, "--part", PARTS[0]), cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert f"holds points of {other}" in proc.stderr
+    assert out.read_bytes() == before and not (tmp_path / "grades_feedback" / "ann").exists()

@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from autograder.flows.records import ClassRow
 from autograder.flows import batch_summary, class_report
 from tests.batch.small_class import EXPECTED, HOSTILE
 
@@ -82,14 +83,13 @@ def png_size(data):
 
 def _fake_class(tmp_path, hostile_message):
     rows = [
-        {"student": "ann", "status": "graded", "total": 5.0, "notebook": "ann.ipynb", "seconds": 1.0, "sha256": "a"},
-        {"student": HOSTILE, "status": "graded", "total": 0.0, "notebook": "x.ipynb", "seconds": 1.0, "sha256": "b"},
-        {"student": "cid", "status": "not-a-notebook", "total": 0.0, "notebook": "cid.ipynb", "seconds": 0.0,
-         "sha256": "c"},
+        ClassRow(student="ann", status="graded", total=5.0, notebook="ann.ipynb", seconds=1.0, sha256="a"),
+        ClassRow(student=HOSTILE, status="graded", total=0.0, notebook="x.ipynb", seconds=1.0, sha256="b"),
+        ClassRow(student="cid", status="not-a-notebook", total=0.0, notebook="cid.ipynb", seconds=0.0, sha256="c"),
     ]
     for r in rows:
-        r.update({p: None for p in class_report.PARTS})
-        r["masks"] = r["total"]
+        r.parts = {p: None for p in class_report.PARTS}
+        r.parts["masks"] = r.total
     out = tmp_path / "grades.csv"
     batch_summary.write_csv(rows, out)
     (tmp_path / "grades_summary.json").write_text(json.dumps({"parts": {"masks": {"max_points": 10}}}))
@@ -139,7 +139,7 @@ def test_report_without_causes_has_no_cause_table(tmp_path):
 def test_every_refused_upload_is_counted_apart(status):
     # A zero without a notebook says nothing about any part: such rows go to their own category
     # and their own colour in the plots, whatever the reason the upload was refused (too-large included).
-    row = {"student": "s", "total": 0.0, "status": status.value, "masks": 0.0}  # as read back from the CSV
+    row = ClassRow(student="s", total=0.0, status=status.value, parts={"masks": 0.0})  # as read back from the CSV
     refused = status in (SubmissionStatus.NOT_A_NOTEBOOK, SubmissionStatus.TOO_LARGE,
                          SubmissionStatus.NO_NOTEBOOK, SubmissionStatus.SEVERAL_NOTEBOOKS)
     assert status.gradable is not refused
@@ -149,22 +149,22 @@ def test_every_refused_upload_is_counted_apart(status):
 def test_merge_keeps_others_and_says_what_changed(tmp_path):
     # The previous rows come back from a real grades CSV: "-eve" is escaped there as "'-eve", and a
     # student literally named "'-eve" must stay a different row (the escape is undone on reading).
-    old = [{"student": s, "total": t, "status": "graded", "sha256": s} for s, t in
+    old = [ClassRow(student=s, total=t, status="graded", sha256=s) for s, t in
            (("alice", 100.0), ("bob", 0.0), ("-eve", 10.0), ("'-eve", 20.0), ("carl", 50.0))]
     batch_summary.write_csv(old, tmp_path / "grades.csv")
     old = batch_summary.read_csv(tmp_path / "grades.csv")
-    assert [r["student"] for r in old] == ["alice", "bob", "-eve", "'-eve", "carl"]
-    new = [{"student": "bob", "total": 90.0, "status": "graded", "sha256": "bob2"},
-           {"student": "-eve", "total": 10.0, "status": "graded", "sha256": "-eve"},
-           {"student": "dina", "total": 70.0, "status": "graded", "sha256": "dina"}]
+    assert [r.student for r in old] == ["alice", "bob", "-eve", "'-eve", "carl"]
+    new = [ClassRow(student="bob", total=90.0, status="graded", sha256="bob2"),
+           ClassRow(student="-eve", total=10.0, status="graded", sha256="-eve"),
+           ClassRow(student="dina", total=70.0, status="graded", sha256="dina")]
     merged, counts = batch_summary.merge(old, new)
     assert counts == {"updated": 2, "changed": 1, "added": 1, "kept": 3}
-    assert [r["student"] for r in merged] == ["'-eve", "-eve", "alice", "bob", "carl", "dina"]
-    assert next(r for r in merged if r["student"] == "bob")["total"] == 90.0
-    assert next(r for r in merged if r["student"] == "'-eve")["total"] == 20.0
+    assert [r.student for r in merged] == ["'-eve", "-eve", "alice", "bob", "carl", "dina"]
+    assert next(r for r in merged if r.student == "bob").total == 90.0
+    assert next(r for r in merged if r.student == "'-eve").total == 20.0
     # Written and read again, nothing is escaped twice.
     batch_summary.write_csv(merged, tmp_path / "grades.csv")
-    assert [r["student"] for r in batch_summary.read_csv(tmp_path / "grades.csv")] == [r["student"] for r in merged]
+    assert [r.student for r in batch_summary.read_csv(tmp_path / "grades.csv")] == [r.student for r in merged]
 
 
 # ---- slow: the real grade-all on the small class ---------------------------------------------
@@ -179,7 +179,7 @@ def test_report_counts_from_the_files(small_class):
     _, _, out, proc = small_class
     assert f"wrote {out.with_name('report.html')}" in proc.stdout
     data = class_report.load(out)
-    assert {s["row"]["student"]: s["category"] for s in data["students"]} == \
+    assert {s["row"].student: s["category"] for s in data["students"]} == \
         {student: CATEGORY[cat] for student, (_, cat) in EXPECTED.items()}
     assert {r["student"]: r["status"] for r in _rows(out)} == {s: status for s, (status, _) in EXPECTED.items()}
     a = class_report.analyse(data)

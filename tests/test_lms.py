@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from autograder.flows import lms
+from autograder.flows.records import ClassRow
 from autograder.flows.discover import canvas_upload, discover, student_of_file
 from autograder.settings import Limits
 from tests.batch.small_class import HOSTILE, ROSTER, write_roster
@@ -41,7 +42,7 @@ def test_discovery_names_a_canvas_upload_by_its_lastfirst(tmp_path):
 
 
 def _rows(*specs):
-    return [{"student": s, "total": t, "status": "graded", "notebook": nb} for s, t, nb in specs]
+    return [ClassRow(student=s, total=t, status="graded", notebook=nb) for s, t, nb in specs]
 
 
 def test_match_by_student_then_by_canvas_user_id():
@@ -51,8 +52,8 @@ def test_match_by_student_then_by_canvas_user_id():
               {"student": "johndoe", "name": "J", "email": "j@x", "lms_id": "22222"},
               {"student": "zoe", "name": "Z", "email": "z@x", "lms_id": "3"}]
     pairs, unmatched, missing = lms.match(rows, roster)
-    assert [(e["student"], r["student"]) for e, r in pairs] == [("alice", "alice"), ("johndoe", "doejohn")]
-    assert [r["student"] for r in unmatched] == ["stranger"]
+    assert [(e["student"], r.student) for e, r in pairs] == [("alice", "alice"), ("johndoe", "doejohn")]
+    assert [r.student for r in unmatched] == ["stranger"]
     assert [e["student"] for e in missing] == ["zoe"]
 
 
@@ -65,8 +66,8 @@ def test_a_file_name_inside_a_students_folder_is_not_a_canvas_id():
               {"student": "bob", "name": "B", "email": "b@x", "lms_id": "555"},
               {"student": "dana", "name": "D", "email": "d@x", "lms_id": "777"}]
     pairs, unmatched, missing = lms.match(rows, roster)
-    assert [(e["student"], r["student"]) for e, r in pairs] == [("bob", "bob")]
-    assert [r["student"] for r in unmatched] == ["carl"] and [e["student"] for e in missing] == ["alice", "dana"]
+    assert [(e["student"], r.student) for e, r in pairs] == [("bob", "bob")]
+    assert [r.student for r in unmatched] == ["carl"] and [e["student"] for e in missing] == ["alice", "dana"]
 
 
 def test_roster_errors(tmp_path):

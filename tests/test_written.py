@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from autograder.flows.written import extract as ex
+from autograder.flows.records import ClassRow
 from autograder.flows.written.hand import HandScoreError, hand_columns, load_hand, merge_hand, template
 
 from autograder.assignment import NAME, ROOT
@@ -288,12 +289,13 @@ def test_hand_csv_round_trips_into_grade_all_rows(tmp_path):
     hand = load_hand(path, ["alice", "bob", "carol"], POINTS)
     assert hand == {"alice": {"q1": 5.0, "q2": 4.5, "q3": None, "comment": "good; see Q3"},
                     "bob": {"q1": 0.0, "q2": None, "q3": 1.0, "comment": ""}}
-    rows = [{"student": s, "masks": 18.0, "total": t, "status": "graded"}
+    rows = [ClassRow(student=s, parts={"masks": 18.0}, total=t, status="graded")
             for s, t in (("alice", 100.0), ("bob", 77.0), ("carol", 0.0))]
     merged = merge_hand(rows, hand, POINTS)
-    assert [(r["student"], r["q1"], r["q2"], r["q3"], r["total"]) for r in merged] == [
+    assert [(r.student, r.value("q1"), r.value("q2"), r.value("q3"), r.total) for r in merged] == [
         ("alice", 5.0, 4.5, None, 109.5), ("bob", 0.0, None, 1.0, 78.0), ("carol", None, None, None, 0.0)]
-    assert rows[0]["total"] == 100.0, "the rows passed in are not changed"
+    assert [r.hand_comment for r in merged] == ["good; see Q3", "", ""]
+    assert rows[0].total == 100.0 and not rows[0].written, "the rows passed in are not changed"
     assert hand_columns(["student", "masks", "training", "total", "status"], POINTS) == [
         "student", "masks", "training", "q1", "q2", "q3", "total", "status"]
 
@@ -320,7 +322,7 @@ def test_hand_csv_lists_every_problem_and_missing_columns(tmp_path):
     with pytest.raises(HandScoreError, match="missing column"):
         load_hand(_write(tmp_path, "student,q1,q2\nalice,1,1\n"), ["alice"], POINTS)
     with pytest.raises(HandScoreError, match="no row: zed"):
-        merge_hand([{"student": "alice", "total": 1.0}], {"zed": {"q1": 1.0}}, POINTS)
+        merge_hand([ClassRow(student="alice", status="graded", total=1.0)], {"zed": {"q1": 1.0}}, POINTS)
 
 
 @pytest.mark.slow

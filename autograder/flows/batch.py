@@ -36,6 +36,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS
@@ -46,7 +47,8 @@ from ..settings import Settings, add_options
 from ..engine.safe_text import redact, text as safe_line
 from . import batch_shard, batch_summary as out
 from .batch_pool import SUBMISSION_TOKEN, Pool
-from .discover import discover
+from .discover import Submission, discover
+from .records import BatchRecord, ClassRow
 
 
 
@@ -174,7 +176,7 @@ def run(settings: Settings, options: GradeAll) -> int:
     if previous is False:
         return 2
     others = [p for p in PARTS if settings.parts and p not in settings.parts
-              and any(r.get(p) not in (None, "") for r in previous or ())]  # --replace: nothing to keep
+              and any(r.value(p) is not None for r in previous or ())]  # --replace: nothing to keep
     if others:  # a row of this run holds only --part's points: merged, it would drop the others' points
         print(f"grade-all: {csv_path} holds points of {', '.join(others)}, which a --part run does not grade: "
               f"merging would leave the students graded now without them. Write this run to its own --out "
@@ -190,7 +192,7 @@ def run(settings: Settings, options: GradeAll) -> int:
             return 2
     log.write(confinement.line())
     key = grader_key(settings)
-    rows: dict[str, dict] = {}
+    rows: dict[str, ClassRow] = {}
     tasks: dict[tuple[str, str], dict] = {}
     for sub in subs:
         if sub.notebook is None:
@@ -200,11 +202,10 @@ def run(settings: Settings, options: GradeAll) -> int:
         except submission_file.SubmissionFileError as err:  # changed since it was found
             sub.notebook, sub.status, sub.detail = None, err.kind, str(err)
             continue
-        record = None if options.regrade else _load(feedback / sub.student / "record.json")
-        if (record and record.get("sha256") == sub.sha256 and record.get("key") == key
-                and record["row"]["status"] != Row.GRADER_ERROR):
-            rows[sub.student] = record["row"]
-            log.write(f"reused {sub.student} sha256={sub.sha256[:12]} total={record['row']['total']:g}")
+        record = None if options.regrade else BatchRecord.load(feedback / sub.student / "record.json")
+        if record and record.reusable(sub.sha256, key):
+            rows[sub.student] = record.row
+            log.write(f"reused {sub.student} sha256={sub.sha256[:12]} total={record.row.total or 0:g}")
             continue
         # Identical notebooks with the same file name give identical results: grade once.
         task = tasks.setdefault((sub.sha256, sub.notebook.name), {
@@ -278,7 +279,7 @@ def run(settings: Settings, options: GradeAll) -> int:
 
 # ---- into an existing --out, and what is written from the whole class ----------------------
 
-def _previous_rows(csv_path):
+def _previous_rows(csv_path: Path) -> list[ClassRow] | Literal[False]:
     """The rows of an existing --out to merge into: [] when there is none, False when it is not a grades CSV."""
     if not csv_path.exists():
         return []
@@ -290,7 +291,7 @@ def _previous_rows(csv_path):
         return False
 
 
-def _merge(previous, rows, name):
+def _merge(previous: list[ClassRow] | None, rows: list[ClassRow], name: str) -> tuple[list[ClassRow], str]:
     """Rows of this run merged into ``previous`` (batch_summary.merge) and the line saying what changed."""
     if not previous:
         return rows, ""
@@ -301,7 +302,7 @@ def _merge(previous, rows, name):
     return merged, line
 
 
-def _exports(settings: Settings, options: GradeAll, rows: list[dict], csv_path: Path, log: Log, points: float,
+def _exports(settings: Settings, options: GradeAll, rows: list[ClassRow], csv_path: Path, log: Log, points: float,
              students: list[str]) -> bool:
     """The LMS files (--lms, --roster), the written answers of ``students`` and report.html; True if one failed."""
     failed = lms_exports(options, rows, csv_path, log, points)
@@ -319,7 +320,7 @@ def _exports(settings: Settings, options: GradeAll, rows: list[dict], csv_path: 
     return report(csv_path, log) or failed
 
 
-def lms_exports(options: Exports, rows: list[dict], csv_path: Path, log: Log, points: float) -> bool:
+def lms_exports(options: Exports, rows: list[ClassRow], csv_path: Path, log: Log, points: float) -> bool:
     """The LMS import files when --lms is given; True if they could not be written (said why)."""
     if not options.lms:
         return False
@@ -387,7 +388,7 @@ def _load_hand(hand_csv, subs, students=None):
         return False
 
 
-def _with_hand(rows, hand):
+def _with_hand(rows: list[ClassRow], hand: dict) -> list[ClassRow]:
     from .written.hand import merge_hand
 
     return merge_hand(rows, hand["scores"], hand["points"])
@@ -410,19 +411,17 @@ def _part_max(parts):
     return {p: top for p, top in part_points().items() if not parts or p in parts}
 
 
-def _row(sub, result, source):
+def _row(sub: Submission, result: dict, source: Path | None) -> ClassRow:
     by_part = result.get("by_part") or {}
     detail = (result.get("problem") or sub.detail or "").strip()
     # A grader fault is never a student's grade: its row holds no score at all (empty cells, not 0).
     fault = result["status"] == Row.GRADER_ERROR
-    row = {"student": sub.student, "total": None if fault else float(result.get("score") or 0.0),
-           "status": result["status"],
-           "seconds": result.get("seconds", 0.0), "sha256": sub.sha256,
-           "notebook": str(sub.notebook.relative_to(source)) if sub.notebook else "",
-           "detail": redact(detail.splitlines()[0][:300]) if detail else ""}
-    for part in PARTS:
-        row[part] = by_part[part][0] if part in by_part and not fault else None
-    return row
+    return ClassRow(student=sub.student, status=result["status"],
+                    total=None if fault else float(result.get("score") or 0.0),
+                    seconds=result.get("seconds", 0.0), sha256=sub.sha256,
+                    notebook=str(sub.notebook.relative_to(source)) if sub.notebook else "",
+                    detail=redact(detail.splitlines()[0][:300]) if detail else "",
+                    parts={part: float(by_part[part][0]) if part in by_part and not fault else None for part in PARTS})
 
 
 def _feedback_text(sub, result, source):
@@ -451,7 +450,7 @@ def _graded_version(sub, task, result, log):
     return grader_error(message, message, result.get("seconds") or 0.0)
 
 
-def _write_result_or_error(sub, result, feedback, source, key, log):
+def _write_result_or_error(sub: Submission, result: dict, feedback: Path, source: Path, key: str, log: Log) -> ClassRow:
     """``_write_result``; if that fails, a grader-error row (retried on the next run) and the reason in the log."""
     try:
         return _write_result(sub, result, feedback, source, key, log)
@@ -464,18 +463,18 @@ def _write_result_or_error(sub, result, feedback, source, key, log):
         return _row(sub, {"status": Row.GRADER_ERROR, "problem": "the grader could not write this result"}, source)
 
 
-def _write_result(sub, result, feedback, source, key, log):
+def _write_result(sub: Submission, result: dict, feedback: Path, source: Path, key: str, log: Log) -> ClassRow:
     """results.json and feedback.txt, then record.json last: a record means a finished result."""
     folder = feedback / sub.student
     row = _row(sub, result, source)
     out.write_atomic(folder / "results.json", json.dumps(result["gradescope"], indent=2) + "\n")
     out.write_atomic(folder / "feedback.txt", _feedback_text(sub, result, source))
-    record = {"version": 1, "student": sub.student, "sha256": sub.sha256, "key": key, "row": row,
-              "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    out.write_atomic(folder / "record.json", json.dumps(record, indent=2) + "\n")
-    total = "none" if row["total"] is None else f"{row['total']:g}"  # a grader error has no total
-    log.write(f"graded {sub.student} sha256={sub.sha256[:12]} status={row['status']} total={total} "
-              f"seconds={row['seconds']:g}")
+    record = BatchRecord(student=sub.student, sha256=sub.sha256, key=key, row=row,
+                         finished=time.strftime("%Y-%m-%dT%H:%M:%S"))
+    out.write_atomic(folder / "record.json", record.to_json())
+    total = "none" if row.total is None else f"{row.total:g}"  # a grader error has no total
+    log.write(f"graded {sub.student} sha256={sub.sha256[:12]} status={row.status} total={total} "
+              f"seconds={row.seconds or 0:g}")
     for internal in result.get("internal") or []:
         log.write(f"internal error while grading {sub.student}:\n{redact(internal)}")
     return row
@@ -505,13 +504,6 @@ def _write_problems(problems, rows, feedback, settings, log, checks=None):
         except Exception:  # noqa: BLE001 - one student's files must not stop the class
             log.write(f"could not write the result of {sub.student}:\n{traceback.format_exc()}")
             rows[sub.student] = _row(sub, {"status": sub.status or Row.GRADER_ERROR, "problem": sub.detail}, None)
-
-
-def _load(path):
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
 
 
 class Log:

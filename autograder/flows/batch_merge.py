@@ -64,9 +64,10 @@ class ShardOutput:
     def __init__(self, csv_path: str | Path) -> None:
         self.csv = Path(csv_path).resolve()
         self.stem = self.csv.with_suffix("")
-        self.shard, self.students, self.secret = batch_shard.read_manifest(self.csv)
+        manifest = batch_shard.read_manifest(self.csv)
+        self.shard, self.students, self.secret = manifest.shard, manifest.students, manifest.secret
         try:
-            self.rows = {out.student_key(r["student"]): r for r in out.read_csv(self.csv)}
+            self.rows = {out.student_key(r.student): r for r in out.read_csv(self.csv)}
         except (OSError, ValueError) as err:
             raise MergeError(f"{self.csv}: not a grade-all CSV ({err})") from None
         written = out_load(f"{self.stem}_written.json")
@@ -127,7 +128,7 @@ def part_max(shards: Sequence[ShardOutput]) -> dict[str, float]:
         for part, stats in (s.summary.get("parts") or {}).items():
             if isinstance(stats, dict) and isinstance(stats.get("max_points"), (int, float)):
                 found[part] = stats["max_points"]
-    graded = {p for s in shards for r in s.rows.values() for p in batch.PARTS if r.get(p) is not None}
+    graded = {p for s in shards for r in s.rows.values() for p in batch.PARTS if r.value(p) is not None}
     if not graded <= set(found):
         found.update(batch._part_max(None))
     return {p: found[p] for p in [*batch.PARTS, *sorted(set(found) - set(batch.PARTS))] if p in found}
@@ -165,11 +166,11 @@ def run(options: MergeOptions) -> int:
     ordered = [owner[out.student_key(n)].rows[out.student_key(n)] for n in students]
     kept = [r for s in shards for k, r in s.rows.items() if k not in owner]  # rows a shard kept from earlier runs
     if kept:
-        ordered = sorted(ordered + kept, key=lambda r: out.student_key(r["student"]))
+        ordered = sorted(ordered + kept, key=lambda r: out.student_key(r.student))
     previous = None if options.replace else batch._previous_rows(csv_path)
     if previous is False:
         return 2
-    hand = batch._load_hand(options.hand, None, [r["student"] for r in ordered])
+    hand = batch._load_hand(options.hand, None, [r.student for r in ordered])
     if hand is False:
         return 2
     if options.lms:
@@ -182,7 +183,7 @@ def run(options: MergeOptions) -> int:
     log = batch.Log(Path(f"{stem}.log"))
     files = [(owner[out.student_key(n)], n) for n in students]  # each student's files from the shard that graded them
     files += [(s, n) for s in shards for k, r in s.rows.items() if k not in owner
-              for n in _student_files(s.stem, r["student"])]
+              for n in _student_files(s.stem, r.student)]
     for s, name in files:
         copy_student(s.feedback(name), Path(f"{stem}_feedback") / name)
         copy_student(s.checks(name), Path(f"{stem}_checks") / f"{name}.json")

@@ -79,24 +79,43 @@ def fingerprint(data: bytes) -> str:
     return hashlib.sha256(b"week7 shard manifest\0" + data).hexdigest()[:16]
 
 
-def write_manifest(csv_path: Path, shard: Shard, students: Iterable[str]) -> None:
-    """``<stem>_shard.json``: this shard, every student of the class in discovery order, the secret's fingerprint."""
-    data = {"version": MANIFEST_VERSION, "shard": [shard.index, shard.count], "class": list(students),
-            "secret": secret_fingerprint()}
-    out.write_atomic(manifest_path(csv_path), json.dumps(data, indent=1) + "\n")  # ids may hold surrogates: \u escapes
+@dataclass(frozen=True)
+class Manifest:
+    """``<stem>_shard.json``: which shard a CSV holds, the whole class in discovery order, the secret's fingerprint."""
 
+    shard: Shard
+    students: list[str]
+    secret: str | None
+    VERSION = MANIFEST_VERSION
 
-def read_manifest(csv_path: Path) -> tuple[Shard, list[str], str | None]:
-    """(Shard, [students of the class], secret fingerprint) of a shard's CSV; ValueError saying why it cannot
-    be merged."""
-    path = manifest_path(csv_path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+    def to_json(self) -> str:
+        data = {"version": self.VERSION, "shard": [self.shard.index, self.shard.count], "class": list(self.students),
+                "secret": self.secret}
+        return json.dumps(data, indent=1) + "\n"  # ids may hold surrogates: \u escapes
+
+    @classmethod
+    def from_json(cls, text: str) -> "Manifest":
+        """ValueError (or KeyError, TypeError) when ``text`` is not a manifest of this version."""
+        data = json.loads(text)
         index, count = data["shard"]
         students = data["class"]
-        if data.get("version") != MANIFEST_VERSION or not all(isinstance(s, str) for s in students):
+        secret = data.get("secret")
+        if data.get("version") != cls.VERSION or not isinstance(students, list) \
+                or not all(isinstance(s, str) for s in students) or not (secret is None or isinstance(secret, str)):
             raise ValueError("unknown format")
-        return Shard(int(index), int(count)), students, data.get("secret")
+        return cls(Shard(int(index), int(count)), students, secret)
+
+
+def write_manifest(csv_path: Path, shard: Shard, students: Iterable[str]) -> None:
+    """``<stem>_shard.json`` for this shard, with the secret's fingerprint as it is now."""
+    out.write_atomic(manifest_path(csv_path), Manifest(shard, list(students), secret_fingerprint()).to_json())
+
+
+def read_manifest(csv_path: Path) -> Manifest:
+    """The manifest of a shard's CSV; ValueError saying why it cannot be merged."""
+    path = manifest_path(csv_path)
+    try:
+        return Manifest.from_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ValueError(f"{path} is missing: was {csv_path} written by `grade-all --shard I/N`?") from None
     except (OSError, ValueError, KeyError, TypeError) as err:

@@ -2,97 +2,64 @@
 import csv
 import io
 import json
-import re
 import statistics
 from pathlib import Path
 
-from ..assignment import PART_IDS as PARTS
 from ..engine.output_file import fsync_dir, write_atomic  # noqa: F401 - the flows' writer, named here too
-from ..engine.safe_text import csv_cell, csv_text
+from ..engine.safe_text import csv_cell
 from ..engine.submission_file import SubmissionStatus as Row
-
-TAIL = ["total", "status", "seconds", "notebook", "sha256", "detail"]
-
-
-def columns(rows=()):
-    """The CSV's columns; hand-scored written answers (q1, q2, .. from grade-all --hand) go before the total."""
-    written = sorted({k for row in rows for k in row if re.fullmatch(r"q\d+", k)}, key=lambda k: int(k[1:]))
-    return ["student", *PARTS, *written, *TAIL]
+from .records import ClassRow, columns
 
 
-def write_csv(rows, path):
-    out = io.StringIO()
+def write_csv(rows: list[ClassRow], path: Path) -> None:
+    buffer = io.StringIO()
     fields = columns(rows)
-    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _cell(row.get(k)) for k in fields})
-    write_atomic(path, out.getvalue())
+        writer.writerow(row.cells(fields))
+    write_atomic(path, buffer.getvalue())
 
 
-def read_csv(path):
-    """The rows of a grades CSV this module wrote: numbers back as floats (None when empty), text unescaped.
+def read_csv(path: Path) -> list[ClassRow]:
+    """The rows of a grades CSV this module wrote (ClassRow.from_cells).
 
-    Raises ValueError when the file is not one (no ``student`` or ``total`` column).
+    Raises ValueError when the file is not one (no ``student``, ``total`` or ``status`` column).
     """
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
         missing = {"student", "total", "status"} - set(reader.fieldnames or [])
         if missing:
             raise ValueError(f"no {', '.join(sorted(missing))} column")
-        rows = []
-        for raw in reader:
-            row = {name: csv_text(value) for name, value in raw.items()}  # as given to csv_cell, not as escaped
-            for name in (*PARTS, "total", "seconds"):
-                value = (row.get(name) or "").strip()
-                try:
-                    row[name] = float(value) if value else None
-                except ValueError:
-                    row[name] = None
-            if row["total"] is None and row.get("status") != Row.GRADER_ERROR:  # a grader fault has no score
-                row["total"] = 0.0
-            rows.append(row)
-    return rows
+        return [ClassRow.from_cells(raw) for raw in reader]
 
 
-def student_key(name):
+def student_key(name: str) -> str:
     """A student as the CSV shows them: rows read back from a CSV and rows of this run compare equal."""
     return csv_cell(name)
 
 
-def merge(previous, current):
+def merge(previous: list[ClassRow], current: list[ClassRow]) -> tuple[list[ClassRow], dict[str, int]]:
     """``previous`` rows (read from the CSV) with ``current`` ones added or put in their place; sorted by student.
 
     Returns (rows, counts): ``updated`` were in both, ``changed`` of those differ in total,
     status, a part or the notebook's sha256, ``added`` are new, ``kept`` were only in ``previous``.
     """
-    now = {student_key(r["student"]): r for r in current}
+    now = {student_key(r.student): r for r in current}
     merged, counts = [], {"updated": 0, "changed": 0, "added": 0, "kept": 0}
     for old in previous:
-        key = student_key(old["student"])
+        key = student_key(old.student)
         if key in now:
             new = now.pop(key)
             counts["updated"] += 1
-            if any(_cell(old.get(k)) != _cell(new.get(k)) for k in ("total", "status", "sha256", *PARTS)):
-                counts["changed"] += 1
+            counts["changed"] += old.differs(new)
             merged.append(new)
         else:
             counts["kept"] += 1
             merged.append(old)
     counts["added"] = len(now)
     merged += now.values()
-    return sorted(merged, key=lambda r: student_key(r["student"])), counts
-
-
-def _cell(value):
-    """A CSV cell: numbers as numbers; text escaped and never read as a formula (safe_text.csv_cell)."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:g}" if value == round(value, 6) else f"{value:.6g}"
-    if isinstance(value, int):
-        return value
-    return csv_cell(value)
+    return sorted(merged, key=lambda r: student_key(r.student)), counts
 
 
 def _stats(values, top):
@@ -104,16 +71,16 @@ def _stats(values, top):
             "full_marks": sum(v >= top for v in values) if top else None, "zero": sum(v == 0 for v in values)}
 
 
-def summarize(rows, part_max):
+def summarize(rows: list[ClassRow], part_max: dict[str, float]) -> dict:
     """Counts by status, and the distribution of the total and of each part over every row."""
-    statuses = {}
+    statuses: dict[str, int] = {}
     for row in rows:
-        statuses[row["status"]] = statuses.get(row["status"], 0) + 1
-    graded = [row["total"] for row in rows if row["status"] == Row.GRADED]
+        statuses[row.status] = statuses.get(row.status, 0) + 1
+    graded = [row.total for row in rows if row.status == Row.GRADED and row.total is not None]
     return {"submissions": len(rows), "statuses": statuses,
-            "total": _stats([row["total"] for row in rows if row.get("total") is not None], sum(part_max.values())),
+            "total": _stats([row.total for row in rows if row.total is not None], sum(part_max.values())),
             "total_graded_only": _stats(graded, sum(part_max.values())),
-            "parts": {part: _stats([row[part] for row in rows if row.get(part) is not None], part_max[part])
+            "parts": {part: _stats([v for row in rows if (v := row.value(part)) is not None], part_max[part])
                       for part in part_max}}
 
 

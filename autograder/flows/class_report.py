@@ -118,7 +118,7 @@ def _part_max(stem, rows):
         return {p: found[p] for p in PARTS if p in found}
     from ..engine.catalog import part_points  # the summary is gone: ask the suites (~2 s)
 
-    present = {p for p in PARTS if any(r.get(p) is not None for r in rows)}
+    present = {p for p in PARTS if any(r.value(p) is not None for r in rows)}
     return {p: top for p, top in part_points().items() if p in present}
 
 
@@ -134,9 +134,9 @@ def _not_implemented(check):
 
 def category(row, checks):
     """attempted, blank (score 0 and every failed check "not implemented yet"), or no gradable notebook."""
-    if row.get("status") in UNGRADABLE:
+    if row.status in UNGRADABLE:
         return NO_NOTEBOOK
-    if checks and not (row.get("total") or 0):
+    if checks and not (row.total or 0):
         failed = [c for c in checks if _failed(c)]
         if failed and all(_not_implemented(c) for c in failed):
             return BLANK
@@ -151,7 +151,7 @@ def load(csv_path):
     part_max = _part_max(stem, rows)
     students = []
     for row in rows:
-        checks = _checks_of(stem, row["student"])
+        checks = _checks_of(stem, row.student)
         students.append({"row": row, "checks": checks, "category": category(row, checks)})
     return {"csv": csv_path.name, "rows": rows, "part_max": part_max, "students": students,
             "generated": time.strftime("%Y-%m-%d %H:%M")}
@@ -168,7 +168,7 @@ def analyse(data):
     """Counts behind every table of the page."""
     students = data["students"]
     by_category = Counter(s["category"] for s in students)
-    statuses = Counter(s["row"].get("status") or "?" for s in students)
+    statuses = Counter(s["row"].status or "?" for s in students)
     attempted = defaultdict(int)  # part -> students who attempted it
     failed = defaultdict(list)  # (part, title) -> students who attempted the part and failed it (not "not implemented")
     failed_blank = defaultdict(int)  # (part, title) -> the others who failed it
@@ -177,7 +177,7 @@ def analyse(data):
     causes, cause_checks = Counter(), defaultdict(set)
     missing_details = []
     for s in students:
-        name, checks = s["row"]["student"], s["checks"]
+        name, checks = s["row"].student, s["checks"]
         if checks is None:
             if s["category"] != NO_NOTEBOOK:
                 missing_details.append(name)
@@ -217,7 +217,7 @@ def analyse(data):
 def _groups(data, name):
     groups = {c: [] for c in CATEGORIES}
     for s in data["students"]:
-        value = s["row"].get(name)
+        value = s["row"].value(name)
         if value is not None:
             groups[s["category"]].append(value)
     return groups

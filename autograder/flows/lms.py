@@ -33,7 +33,8 @@ import io
 from pathlib import Path
 
 from ..engine.safe_text import csv_cell
-from .batch_summary import _cell, student_key, write_atomic
+from .batch_summary import student_key, write_atomic
+from .records import ClassRow, cell as _cell
 
 ROSTER_COLUMNS = ("student", "name", "email", "lms_id")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -72,7 +73,7 @@ def read_roster(path):
     return entries
 
 
-def canvas_user_id(row):
+def canvas_user_id(row: ClassRow) -> str | None:
     """The Canvas user id in a row's notebook file name (a Canvas bulk download), or None.
 
     Only a file at the top of the submissions folder, named by Canvas for this very student
@@ -82,20 +83,20 @@ def canvas_user_id(row):
     """
     from .discover import canvas_upload
 
-    notebook = str(row.get("notebook") or "")
+    notebook = row.notebook
     if "/" in notebook or "\\" in notebook:
         return None
     found = canvas_upload(notebook)
-    student = str(row.get("student") or "")
+    student = row.student
     if not found or student.split("~")[0] != found[0]:
         return None
     return found[1]
 
 
-def match(rows, roster):
+def match(rows: list[ClassRow], roster: list[dict[str, str]]):
     """([(entry, row)] in roster order, rows matching no entry, entries with no row)."""
-    by_student = {student_key(r["student"]): r for r in rows}
-    by_user_id = {}
+    by_student = {student_key(r.student): r for r in rows}
+    by_user_id: dict[str, list[ClassRow]] = {}
     for r in rows:
         uid = canvas_user_id(r)
         if uid:
@@ -114,12 +115,12 @@ def match(rows, roster):
     return pairs, unmatched, missing
 
 
-def _score(row, missing_score):
+def _score(row: ClassRow | None, missing_score: str) -> str | int:
     if row is None:
         return 0 if missing_score == "zero" else ""
-    if row.get("total") is None:  # the grader failed on this one: nothing is exported, never a 0
+    if row.total is None:  # the grader failed on this one: nothing is exported, never a 0
         return ""
-    return _cell(float(row.get("total") or 0.0))
+    return _cell(float(row.total))
 
 
 def canvas_csv(pairs, missing, assignment, points, missing_score):
@@ -153,8 +154,8 @@ def check_csv(unmatched, missing):
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["problem", "student", "name", "email", "lms_id", "status", "total", "notebook"])
     for r in unmatched:
-        writer.writerow(["no roster entry", csv_cell(r["student"]), "", "", csv_cell(canvas_user_id(r) or ""),
-                         csv_cell(r.get("status") or ""), _cell(r.get("total")), csv_cell(r.get("notebook") or "")])
+        writer.writerow(["no roster entry", csv_cell(r.student), "", "", csv_cell(canvas_user_id(r) or ""),
+                         csv_cell(r.status), _cell(r.total), csv_cell(r.notebook)])
     for e in missing:
         writer.writerow(["no submission", *(csv_cell(e[c]) for c in ROSTER_COLUMNS), "", "", ""])
     return out.getvalue()
@@ -179,7 +180,7 @@ def export(rows, roster_path, systems, csv_path, assignment, missing_score, poin
     write_atomic(check, check_csv(unmatched, missing))
     if unmatched:
         lines.append(f"{len(unmatched)} submission(s) match no roster entry (not in the LMS file): "
-                     + ", ".join(csv_cell(r["student"]) for r in unmatched))
+                     + ", ".join(csv_cell(r.student) for r in unmatched))
     if missing:
         lines.append(f"{len(missing)} roster student(s) have no submission ("
                      + ("0" if missing_score == "zero" else "left empty") + "): "

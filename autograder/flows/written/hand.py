@@ -10,6 +10,7 @@ import io
 import math
 
 from ...engine.safe_text import csv_cell
+from ..records import ClassRow
 
 
 class HandScoreError(ValueError):
@@ -101,26 +102,15 @@ def hand_columns(columns, points):
     return cols[:at] + list(points) + cols[at:]
 
 
-def merge_hand(rows, hand, points):
-    """grade-all rows (dicts) with the hand scores: q1.. columns and a total that includes them.
+def merge_hand(rows: list[ClassRow], hand: dict[str, dict], points: dict[str, float]) -> list[ClassRow]:
+    """grade-all rows with the hand scores: q1.. columns and a total that includes them (ClassRow.with_hand).
 
-    Returns new dicts (the rows are not changed). A student absent from ``hand`` or a question
+    Returns new rows (the rows are not changed). A student absent from ``hand`` or a question
     left empty gets an empty cell and adds nothing to the total; ``hand_comment`` holds the TA's
     comment. Students in ``hand`` without a row are an error (HandScoreError).
     """
-    names = {row["student"] for row in rows}
+    names = {row.student for row in rows}
     stray = sorted(set(hand) - names)
     if stray:
         raise HandScoreError(f"hand scores for student(s) with no row: {', '.join(stray)}")
-    merged = []
-    for row in rows:
-        entry = hand.get(row["student"], {})
-        new = dict(row)
-        auto = float(row.get("total") or 0.0)
-        written = [entry.get(key) for key in points]
-        for key, value in zip(points, written):
-            new[key] = value
-        new["total"] = auto + sum(v for v in written if v is not None)
-        new["hand_comment"] = entry.get("comment", "")
-        merged.append(new)
-    return merged
+    return [row.with_hand(hand.get(row.student, {}), points) for row in rows]
