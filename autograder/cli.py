@@ -1,8 +1,8 @@
 """week7-grader grade NOTEBOOK --out results.json   (or python -m autograder ...; see --help of each command)
 
 The one command of the package: the grading commands are subcommands here (grade, and the flows'
-grade-all, written, class-report, crosscheck); release, nbgrader, nbgrader-hand and gradescope pass
-their arguments on to the module that `make` runs for them. `--workdir DIR`, before the subcommand,
+grade-all, written, class-report, crosscheck; authoring's new-assignment and check-assignment); release,
+nbgrader, nbgrader-hand and gradescope pass their arguments on to the module that `make` runs for them. `--workdir DIR`, before the subcommand,
 says where the working data goes (build/: the course, the secret key, caches, the Gradescope zip);
 without it, an installed package uses $AUTOGRADER_WORKDIR or the current directory, a checkout itself.
 """
@@ -161,6 +161,8 @@ def plan_command(options: PlanOptions) -> int:
 
 # Modules under autograder.flows that add a subcommand with register(subparsers).
 FLOW_COMMANDS = ("batch", "crosscheck", "written", "class_report", "nbgrader.install")
+# Modules under autograder.authoring that add a subcommand the same way: a new assignment, and its check.
+AUTHORING_COMMANDS = ("scaffold", "check")
 # Subcommands that hand the rest of the command line to a module's own main(argv): the ones `make` runs
 # as python -m MODULE (release, make nbgrader-autograde, make gradescope). name: (module, help); module "": the
 # current assignment's own (release: Assignment.release, which builds that assignment's course and notebook).
@@ -229,6 +231,8 @@ def parser() -> argparse.ArgumentParser:
                                                         "markers of FILE (docs/security.md)")
     for name in FLOW_COMMANDS:
         importlib.import_module(f"autograder.flows.{name}").register(commands)
+    for name in AUTHORING_COMMANDS:
+        importlib.import_module(f"autograder.authoring.{name}").register(commands)
     for name, (_, help_text) in PASSED_ON.items():  # listed in --help; never parsed here (see above)
         commands.add_parser(name, help=help_text + f"; `{name} --help` for its options", add_help=False)
     return parser

@@ -57,7 +57,7 @@ from tests.points import total
 
 # The manual, in the order its commands run: README.md, then docs/. The order matters: nbgrader.md's course
 # is graded before class.md's hand scores go into its gradebook, gradescope.md's zip is built before it is run.
-MANUAL = ["README.md", "docs/install.md", "docs/assignment.md", "docs/settings.md", "docs/grading.md",
+MANUAL = ["README.md", "docs/install.md", "docs/assignment.md", "docs/authoring.md", "docs/settings.md", "docs/grading.md",
           "docs/nbgrader.md", "docs/gradescope.md", "docs/class.md", "docs/student-ci.md", "docs/security.md",
           "docs/speed.md", "docs/layout.md", "docs/history.md"]
 README = "\n".join((ROOT / name).read_text() for name in MANUAL)
@@ -471,6 +471,14 @@ WHEEL_COMMANDS = [typed_form(" ".join(c.split())) for block in bash_blocks() if 
 PLAN.update({command: skip("run as written by tests/test_wheel.py, in a fresh clone of its own with the venv "
                            "beside it (~1 min of pip), then every other command of the installed package")
              for command in WHEEL_COMMANDS})
+
+
+# The authoring guide's commands (docs/authoring.md, a throwaway assignment of its own): tests/test_authoring.py runs
+# them as written, in a clone of its own, and grades what they make (reference 100, blank 0, one mistake).
+AUTHORING_COMMANDS = [typed for _, typed in readme_commands((ROOT / "docs" / "authoring.md").read_text())]
+PLAN.update({command: skip("run as written by tests/test_authoring.py, in a clone of its own with a throwaway "
+                           "assignment name, which grades what they make")
+             for command in AUTHORING_COMMANDS if command not in PLAN})
 
 
 # ---- fast: the plan covers the README ------------------------------------------------------------------------

@@ -102,7 +102,10 @@ def test_the_wheel_carries_what_the_grader_reads(dists):
     assert {"autograder/flows/gradescope/setup.sh", "autograder/flows/gradescope/run_autograder",
             "autograder/flows/written/mathjax_config.js", "autograder/flows/written/templates/student.html.j2",
             "autograder/flows/written/templates/style.css",
-            "autograder/flows/nbgrader/templates/autograder_feedback/index.html.j2"} <= names
+            "autograder/flows/nbgrader/templates/autograder_feedback/index.html.j2",
+            # new-assignment's template package (autograder/authoring/scaffold.py)
+            "autograder/authoring/template/suites/test_scale.py.tmpl",
+            "autograder/authoring/template/notebook/__NAME__.md.tmpl"} <= names
     assert {f"autograder/_shipped/assignments/{NAME}/{NOTEBOOK_FILE}", "autograder/_shipped/requirements-grader.txt"} <= names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "templates/", "build/")) or "__pycache__" in n]
     assert f"{SCRIPT} = autograder.cli:console" in entry_points
