@@ -39,9 +39,10 @@ $(VENV): requirements.txt requirements-dev.txt pyproject.toml setup.py
 $(KERNEL_SPEC): $(VENV) autograder/flows/nbgrader/kernelspec.py
 	$(PY) -m autograder.flows.nbgrader --install-kernel >/dev/null
 
-## Instructor: build the nbgrader course, generate the student notebook, check it for leaks and drift.
+## Instructor: build the nbgrader course, generate the student notebook, check it for leaks and drift (the current
+## assignment's own release: week 7 unless AUTOGRADER_ASSIGNMENT names another, docs/authoring.md).
 release: $(VENV)
-	$(PY) -m solutions.release $(if $(UPDATE),--update)
+	$(PY) -m autograder release $(if $(UPDATE),--update)
 
 ## The package's own tests (what .ci/run runs), after the lint.
 test: $(VENV) lint
