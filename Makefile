@@ -39,9 +39,11 @@ $(VENV): requirements.txt requirements-dev.txt pyproject.toml setup.py
 $(KERNEL_SPEC): $(VENV) autograder/flows/nbgrader/kernelspec.py
 	$(PY) -m autograder.flows.nbgrader --install-kernel >/dev/null
 
-## Instructor: build the nbgrader course, generate the student notebook, check it for leaks and drift.
+## Instructor: build the nbgrader course, generate the student notebook, check it for leaks and drift; week 7,
+## then week 6 into the same course (build/course: each graded in the sandbox by its own package).
 release: $(VENV)
 	$(PY) -m solutions.release $(if $(UPDATE),--update)
+	AUTOGRADER_ASSIGNMENT=solutions.week6_bigram $(PY) -m solutions.week6_bigram.release $(if $(UPDATE),--update)
 
 ## The package's own tests (what .ci/run runs), after the lint.
 test: $(VENV) lint
