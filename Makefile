@@ -175,6 +175,10 @@ student-repo:
 	cp -r templates/student-ci/. $(STUDENT_REPO)/
 	cp requirements.txt $(STUDENT_REPO)/
 	cp $(or $(NOTEBOOK),$(STUDENT_NB)) $(STUDENT_REPO)/$(ASSIGNMENT).ipynb
+	@# Another assignment than week 7 (AUTOGRADER_ASSIGNMENT=...): its own parts file, its notebook's name.
+	if [ -f assignments/$(ASSIGNMENT)/student-ci-parts.json ]; then \
+	  cp assignments/$(ASSIGNMENT)/student-ci-parts.json $(STUDENT_REPO)/.github/scripts/parts.json; fi
+	sed -i 's/^\(      NOTEBOOK: \).*/\1$(ASSIGNMENT).ipynb/' $(STUDENT_REPO)/.github/workflows/grade.yml
 
 ## Run, in build/student-repo, the command the workflow runs (exit 1 while public checks fail, as on GitHub).
 student-ci-check: $(VENV) student-repo
