@@ -39,17 +39,24 @@ $(VENV): requirements.txt requirements-dev.txt pyproject.toml setup.py
 $(KERNEL_SPEC): $(VENV) autograder/flows/nbgrader/kernelspec.py
 	$(PY) -m autograder.flows.nbgrader --install-kernel >/dev/null
 
-## Instructor: build the nbgrader course, generate the student notebook, check it for leaks and drift (the current
-## assignment's own release: week 7 unless AUTOGRADER_ASSIGNMENT names another, docs/authoring.md).
+## Instructor: build the nbgrader course, generate the student notebook, check it for leaks and drift: each
+## assignment's own release (python -m autograder release). Week 7, then week 6 into the same course (build/course:
+## each graded in the sandbox by its own package); with AUTOGRADER_ASSIGNMENT set, that assignment alone
+## (docs/authoring.md).
 release: $(VENV)
+ifdef AUTOGRADER_ASSIGNMENT
 	$(PY) -m autograder release $(if $(UPDATE),--update)
+else
+	$(PY) -m autograder release $(if $(UPDATE),--update)
+	AUTOGRADER_ASSIGNMENT=solutions.week6_bigram $(PY) -m autograder release $(if $(UPDATE),--update)
+endif
 
 ## The package's own tests (what .ci/run runs), after the lint.
 test: $(VENV) lint
 	@# The written-answer PDFs and the class report are tested in a real Chromium (Debian packages).
 	@$(MAKE) --no-print-directory install-pdf || echo "(no Chromium: the PDF and report tests will say so)"
 	@# The course the tests grade against (build/course): the same build and checks as `make release`.
-	@test -f build/course/gradebook.db || $(PY) -m solutions.release
+	@test -f build/course/gradebook.db || $(MAKE) --no-print-directory release
 	@# The package's tests (the 30 slowest named at the end: where the time goes); meanwhile the system-Python tier
 	@# installs its clone (mostly pip: waiting on the disk), niced, and its fast tier runs once they are done, so that
 	@# the two never compete for the cores.
@@ -174,6 +181,10 @@ student-repo:
 	cp -r templates/student-ci/. $(STUDENT_REPO)/
 	cp requirements.txt $(STUDENT_REPO)/
 	cp $(or $(NOTEBOOK),$(STUDENT_NB)) $(STUDENT_REPO)/$(ASSIGNMENT).ipynb
+	@# Another assignment than week 7 (AUTOGRADER_ASSIGNMENT=...): its own parts file, its notebook's name.
+	if [ -f assignments/$(ASSIGNMENT)/student-ci-parts.json ]; then \
+	  cp assignments/$(ASSIGNMENT)/student-ci-parts.json $(STUDENT_REPO)/.github/scripts/parts.json; fi
+	sed -i 's/^\(      NOTEBOOK: \).*/\1$(ASSIGNMENT).ipynb/' $(STUDENT_REPO)/.github/workflows/grade.yml
 
 ## Run, in build/student-repo, the command the workflow runs (exit 1 while public checks fail, as on GitHub).
 student-ci-check: $(VENV) student-repo

@@ -14,6 +14,17 @@ package by the one rule below, once per process, and reads everything from it:
                     the checkout, or site-packages for the installed wheel); unset or empty,
                     it is ``DEFAULT_ASSIGNMENT`` (week 7), so every command works unchanged.
 
+    IN NBGRADER     one course folder may hold several assignments, each graded in the sandbox by its own
+                    package. The course's ``nbgrader_config.py`` (the instructor's file) names them, one line
+                    each: ``grade_in_sandbox(c)`` the package of the rule above, ``grade_in_sandbox(c,
+                    "solutions.week6_bigram")`` that package (``AUTOGRADER_ASSIGNMENT=<package> python -m
+                    autograder install-nbgrader COURSE`` writes it). A package grades the nbgrader assignment
+                    whose folder is its ``Assignment.name``; each is graded by a grading service that loaded it
+                    alone (the rule above, the variable set to that package), with its own kernel spec and
+                    records. Which package grades a notebook is never read from what a student submits (its
+                    metadata, kernelspec or cells, all of which a student can change): nbgrader names the
+                    assignment (its folder, its command line), the course's config the package.
+
 What the engine hands to student functions beyond tensors (today: the lab's model, whose
 forward passes the grader serves to a replica in the worker; the probes drawn per
 submission; the warm-up of the worker template) comes from the package's ``served``

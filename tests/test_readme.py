@@ -346,7 +346,7 @@ PLAN = {
                       "README's numbers", check=has("-m solutions.lab")),
     "make release UPDATE=1": dry("`make release` (run above) with --update, which rewrites the committed notebook "
                                  "only when the sources changed (~10 s); test_release runs --update",
-                                 check=has("-m solutions.release --update")),
+                                 check=has("-m autograder release --update")),
     "git diff": run(lambda clone, out: not out.strip() or pytest.fail(
         "committed files changed by the commands so far:\n" + out[-2000:])),
     ".venv/bin/python -m autograder grade submissions/bob.ipynb --part masks": skip(

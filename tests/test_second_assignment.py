@@ -259,3 +259,35 @@ def test_the_student_notebook_is_what_the_release_generates():
                  if cell.metadata.get("nbgrader", {}).get("solution")]
     assert len(solutions) == len(WEEK6.parts) and all("raise NotImplementedError()" in s for s in solutions)
     assert not any(line in s for s in solutions for line in ("itos = sorted(set(text))", "with torch.no_grad():"))
+
+
+def test_week6_student_ci_checks_with_its_own_parts_file(tmp_path):
+    """The student-CI template for week 6 (`make student-repo` with AUTOGRADER_ASSIGNMENT): the template's
+    public_checks.py with week 6's committed parts file (what its release generates) runs the notebook as a
+    student would: the honest notebook passes every part, the blank one none."""
+    import shutil
+
+    template = ROOT / "templates" / "student-ci"
+    from solutions.release.student_ci import ci_parts
+    parts_file = ci_parts(WEEK6.name)
+    assert parts_file != template / ".github" / "scripts" / "parts.json" and parts_file.is_file()
+    parts = json.loads(parts_file.read_text())["parts"]
+    assert {p: e["functions"] for p, e in parts.items()} == {p: list(f) for p, f in WEEK6.parts.items()}
+    assert sum(e["points"] for e in parts.values()) == TOTAL and all(e["check"] for e in parts.values())
+
+    def run(kind):
+        repo = tmp_path / kind
+        shutil.copytree(template, repo)
+        shutil.copy2(parts_file, repo / ".github" / "scripts" / "parts.json")
+        nbformat.write(NOTEBOOKS[kind](), repo / f"{WEEK6.name}.ipynb")
+        env = {k: v for k, v in os.environ.items() if k not in (ASSIGNMENT_VARIABLE, "PYTHONPATH", "GRADING")}
+        return subprocess.run([sys.executable, ".github/scripts/public_checks.py", f"{WEEK6.name}.ipynb",
+                               "--junit-xml", "checks.xml"], cwd=repo, env=env, capture_output=True, text=True,
+                              timeout=600)
+
+    with ThreadPoolExecutor(2) as pool:
+        honest, blank = pool.map(run, ("honest", "blank"))
+    assert honest.returncode == 0 and "3 / 3 parts pass" in honest.stdout, honest.stdout[-3000:] + honest.stderr[-2000:]
+    assert blank.returncode == 1 and "0 / 3 parts pass" in blank.stdout, blank.stdout[-3000:] + blank.stderr[-2000:]
+    for part in WEEK6.parts:
+        assert f"| {part} | ✅ pass | {parts[part]['points']:g} |" in honest.stdout, honest.stdout

@@ -37,14 +37,23 @@ def venv_env():
 def build_course(course=COURSE, own_config=True, step=lambda name: None):
     """Write the course directory and run the real `nbgrader generate_assignment`; return the release.
 
-    ``own_config``: write this package's nbgrader_config.py (build/course); False for an instructor's
-    course, whose config install-nbgrader has completed. ``step(name)`` is called as each step starts."""
+    ``own_config``: write this package's nbgrader_config.py (build/course: it grades week 7 and week 6 in the
+    sandbox, each by its package; any other current assignment gets its two lines added) and install the current
+    assignment's isolated kernel spec if missing (week 7's: `make install`); False for an instructor's course, whose config install-nbgrader has
+    completed. ``step(name)`` is called as each step starts. Every assignment goes into the same course folder."""
     step("instructor notebook")
     points = part_points()
     source = course_notebook(course)
     write(build_source_notebook(points), source)
     if own_config:
+        from autograder.flows.nbgrader import CURRENT, KERNEL_NAME
+        from autograder.flows.nbgrader.install import add_config
+        from autograder.flows.nbgrader.kernelspec import install_kernel, kernel_spec_path
+
         shutil.copy(Path(__file__).with_name("nbgrader_config.py"), course / "nbgrader_config.py")
+        add_config(course, CURRENT)  # already there for week 7 and week 6
+        if CURRENT.kernel != KERNEL_NAME and not kernel_spec_path(kernel=CURRENT.kernel).exists():
+            install_kernel(kernel=CURRENT.kernel)  # week 7's: `make install`, as before
     step("nbgrader generate_assignment")
     run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
                          cwd=course, capture_output=True, text=True, env=venv_env())

@@ -13,3 +13,7 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # (autograder/flows/nbgrader/config.py). Every other assignment of a course stays nbgrader's own.
 from autograder.flows.nbgrader.config import grade_in_sandbox  # noqa: E402
 grade_in_sandbox(c)
+# week6_bigram, the checkout's second assignment, in the same course (`make release` generates both): graded in
+# the sandbox by its own package, the line naming it (AUTOGRADER_ASSIGNMENT=solutions.week6_bigram python -m
+# autograder install-nbgrader COURSE writes the same line into a course of your own).
+grade_in_sandbox(c, "solutions.week6_bigram")

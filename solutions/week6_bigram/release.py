@@ -6,8 +6,9 @@ builds the instructor notebook from notebook/week6_bigram.md and reference/, run
 ``nbgrader generate_assignment`` into build/course/, fails if the student notebook would leak
 (solution code, hidden tests, a line of a reference body, outputs) or if the parts of
 assignment.py, the notebook source and the suites disagree, and fails while the committed student
-notebook (assignments/week6_bigram/week6_bigram.ipynb) differs from what the sources generate
-(``--update`` rewrites it). Week 6 has no student-CI template.
+notebook (assignments/week6_bigram/week6_bigram.ipynb) or its student-CI parts file
+(assignments/week6_bigram/student-ci-parts.json: `make student-repo` puts it into the student-CI template)
+differs from what the sources generate (``--update`` rewrites them).
 """
 import os
 import sys
@@ -28,7 +29,8 @@ def main(argv=None):
         print(f"the current assignment is {ASSIGNMENT.package}: set {ASSIGNMENT_VARIABLE}={PACKAGE}", file=sys.stderr)
         return 2
     from solutions.release.__main__ import main as release
-    return release(argv, ci_parts=None)
+    from solutions.release.student_ci import ci_parts
+    return release(argv, ci_parts=ci_parts())
 
 
 if __name__ == "__main__":

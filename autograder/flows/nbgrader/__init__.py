@@ -19,29 +19,112 @@
                     checked against the records, generate_feedback, export (a convenience)
   hand.py           hand scores of the written answers into the gradebook
 
+Several assignments in one course (issue 29). Each nbgrader assignment the course grades in the sandbox is
+named, with the assignment package that grades it, by a line of the course's nbgrader_config.py (the
+instructor's file): `grade_in_sandbox(c)` is the assignment of the discovery rule (week 7 unless the
+instructor's $AUTOGRADER_ASSIGNMENT says otherwise), `grade_in_sandbox(c, "solutions.week6_bigram")` another
+(install-nbgrader writes it). ``REGISTERED`` maps nbgrader assignment names (the package's Assignment.name,
+which is the nbgrader folder) to them; nothing a student submits is read to choose it: nbgrader names the
+assignment by its folder and its command line. Each assignment has its own kernel spec, records folder and
+grading service (a process that loaded that package alone: ``autograder.assignment`` is once per process).
+The default assignment keeps the names the flow had while it served week 7 alone (`week7-isolated`,
+COURSE/isolated/, logs/grading-service.log), so a course set up then works unchanged.
+
 This module stays light (no nbgrader, no torch): the kernel imports it.
 """
 import re
+from dataclasses import dataclass
+from functools import cache
 
-from ...assignment import NAME, PART_IDS as PARTS
+from ...assignment import ASSIGNMENT as _CURRENT, NAME, PART_IDS as PARTS
+from ...plugin_api import DEFAULT_ASSIGNMENT, Assignment, load
 
-ASSIGNMENT = NAME
-KERNEL_NAME = "week7-isolated"
+ASSIGNMENT = NAME  # the current assignment's (discovery rule): `make nbgrader-autograde`, crosscheck, hand scores
+KERNEL_NAME = "week7-isolated"  # the default assignment's kernel (its name from before issue 29)
 RECORDS = "isolated"  # COURSE/isolated/<student>/{submitted.ipynb,record.json}: never shown to students
 BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 # The hook line solutions/release/build.py writes into each test cell (inside the hidden region).
 HOOK = re.compile(r"^grade_part\((['\"])(\w+)\1, globals\(\)\)\s*$", re.M)
 
 
-def part_of(grade_id):
+@cache
+def default_name() -> str:
+    """The default assignment's name (week 7's): the one whose kernel, records and log keep their old names."""
+    return _CURRENT.name if _CURRENT.package == DEFAULT_ASSIGNMENT else load(DEFAULT_ASSIGNMENT).name
+
+
+def kernel_name(name: str) -> str:
+    """The isolated kernel spec of nbgrader assignment ``name`` (Jupyter allows letters, digits, `.-` only)."""
+    return KERNEL_NAME if name == default_name() else re.sub(r"[^a-z0-9.-]", "-", name.lower()) + "-isolated"
+
+
+def records_folder(name: str) -> str:
+    """The folder (in the course) of assignment ``name``'s records: COURSE/<it>/<student>/."""
+    return RECORDS if name == default_name() else f"{RECORDS}-{name}"
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One assignment a course grades in the sandbox, and the names the flow gives its things."""
+
+    facts: Assignment
+
+    @property
+    def name(self) -> str:
+        return self.facts.name
+
+    @property
+    def package(self) -> str:
+        return self.facts.package
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        return self.facts.part_ids
+
+    @property
+    def kernel(self) -> str:
+        return kernel_name(self.name)
+
+    @property
+    def records(self) -> str:
+        return records_folder(self.name)
+
+
+@cache
+def graded(package: str) -> Graded:
+    """The assignment package ``package`` (its facts only: standard library) as this flow grades it."""
+    return Graded(load(package))
+
+
+CURRENT = graded(_CURRENT.package)
+# nbgrader assignment name -> the package grading it: the current one, and each grade_in_sandbox(c, package) line.
+REGISTERED: dict[str, Graded] = {CURRENT.name: CURRENT}
+
+
+def register(package: str | None = None) -> Graded:
+    """The course grades ``package``'s assignment in the sandbox (None: the current one); config.py calls it."""
+    found = graded(package) if package else CURRENT
+    known = REGISTERED.get(found.name)
+    if known is not None and known.package != found.package:
+        raise ValueError(f"nbgrader assignment {found.name} is graded by {known.package} already, not {found.package}")
+    REGISTERED[found.name] = found
+    return found
+
+
+def registered(name: object) -> Graded | None:
+    """The assignment graded in the sandbox under nbgrader assignment name ``name``, or None (nbgrader's own)."""
+    return REGISTERED.get(name) if isinstance(name, str) else None
+
+
+def part_of(grade_id, parts=PARTS):
     """The part a graded cell belongs to (its grade_id is `<part>_tests`), or None."""
     if not isinstance(grade_id, str):
         return None
     part = grade_id[:-len("_tests")] if grade_id.endswith("_tests") else None
-    return part if part in PARTS else None
+    return part if part in parts else None
 
 
-def hooked_part(code):
-    """The part whose test-cell hook line `code` holds, or None."""
+def hooked_part(code, parts=PARTS):
+    """The part whose test-cell hook line `code` holds, or None (``parts``: None for any part name)."""
     match = HOOK.search(code or "")
-    return match.group(2) if match and match.group(2) in PARTS else None
+    return match.group(2) if match and (parts is None or match.group(2) in parts) else None

@@ -1,6 +1,7 @@
 """Where a course's grading service listens: a Unix socket in a folder only its user can enter.
 
-    /tmp/autograder-<uid>/<hash of the course's real path>.sock    the service (service.py)
+    /tmp/autograder-<uid>/<hash of the course's real path>.sock    the service (service.py) of the default assignment
+    /tmp/autograder-<uid>/<hash of the path and the assignment>.sock   ... of another assignment of the course
     /tmp/autograder-<uid>/<hash>.lock                               held by the one service of a course
 
 The path is computed the same way by every process of the user (nbgrader on the command
@@ -38,13 +39,18 @@ def private_dir() -> Path:
     return folder
 
 
-def course_id(course: str | os.PathLike) -> str:
-    """A short name for the course's real path (socket paths are limited to 107 bytes)."""
-    return hashlib.sha256(str(Path(course).resolve()).encode()).hexdigest()[:20]
+def course_id(course: str | os.PathLike, name: str | None = None) -> str:
+    """A short name for the course's real path and the assignment (socket paths are limited to 107 bytes); the
+    default assignment's is the course's alone (as it was while the flow served week 7 alone)."""
+    from . import default_name
+
+    key = str(Path(course).resolve()) + ("" if name is None or name == default_name() else f"\0{name}")
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
-def socket_path(course: str | os.PathLike) -> Path:
-    return private_dir() / f"{course_id(course)}.sock"
+def socket_path(course: str | os.PathLike, name: str | None = None) -> Path:
+    """Where the grading service of assignment ``name`` (default: the default one) of the course listens."""
+    return private_dir() / f"{course_id(course, name)}.sock"
 
 
 def lock_path(course: str | os.PathLike) -> Path:

@@ -6,6 +6,9 @@ warm); every later one, from any process of the user, connects to it. Its output
 COURSE/logs/grading-service.log. A grade is asked for as soon as nbgrader has read the
 submission and its answer is read only when nbgrader's kernel is up (``Asked``): the two
 run side by side.
+
+Each assignment of the course graded in the sandbox has its own service (``Graded``: the package the course's
+config names; default the current assignment), started with $AUTOGRADER_ASSIGNMENT set to that package.
 """
 from __future__ import annotations
 
@@ -19,7 +22,9 @@ import time
 from pathlib import Path
 
 from ...assignment import WORKDIR_VARIABLE, workdir
+from ...plugin_api import ASSIGNMENT_VARIABLE
 from ...settings import Settings
+from . import CURRENT, Graded, default_name
 from .address import ServiceError, private_dir, socket_path
 from .service import lock_path, peer_uid, read_message, send_message
 
@@ -30,38 +35,41 @@ START_SECONDS = 180.0
 ATTEMPTS = 3  # a service that retires (new code) is replaced by a new one
 
 
-def log_path(course: str | os.PathLike) -> Path:
-    return Path(course).resolve() / "logs" / "grading-service.log"
+def log_path(course: str | os.PathLike, name: str | None = None) -> Path:
+    """The service's log: logs/grading-service.log (another assignment than the default: -<name> before .log)."""
+    tail = "" if name is None or name == default_name() else f"-{name}"
+    return Path(course).resolve() / "logs" / f"grading-service{tail}.log"
 
 
-def service_env() -> dict[str, str]:
+def service_env(package: str = CURRENT.package) -> dict[str, str]:
     """The service's whole environment: nothing of the caller's (a Jupyter server's tokens stay there) but its
     working directory, where the secret and the reference cache are. Without it, an installed package's service
     (started in a private folder) drew probes from a secret of its own, and nbgrader's grades differed from
-    `grade`, `grade-all` and Gradescope's for a probe-sensitive notebook (red team of issue 23)."""
+    `grade`, `grade-all` and Gradescope's for a probe-sensitive notebook (red team of issue 23). The assignment
+    package it grades is named explicitly (``package``, from the course's config), never inherited."""
     env = {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.defpath, "HOME": os.environ.get("HOME", "/"),
            "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg",
-           WORKDIR_VARIABLE: str(workdir())}
+           WORKDIR_VARIABLE: str(workdir()), ASSIGNMENT_VARIABLE: package}
     if os.environ.get("AUTOGRADER_SECRET_FILE"):  # a course whose secret lives elsewhere (engine/secret.py)
         env["AUTOGRADER_SECRET_FILE"] = os.environ["AUTOGRADER_SECRET_FILE"]
     return env
 
 
-def start(course: Path, idle: float, settings: dict | None = None) -> subprocess.Popen:
-    log = log_path(course)
+def start(course: Path, idle: float, settings: dict | None = None, assignment: Graded = CURRENT) -> subprocess.Popen:
+    log = log_path(course, assignment.name)
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         # -P: nothing of the working directory is importable; cwd is the user's private folder anyway.
         return subprocess.Popen([sys.executable, "-P", "-m", MODULE, str(course), "--idle", f"{idle:g}",
                                  "--settings", json.dumps(settings or {})],
-                                cwd=private_dir(), env=service_env(), stdin=subprocess.DEVNULL, stdout=out,
+                                cwd=private_dir(), env=service_env(assignment.package), stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
 
 
-def starting(course: Path) -> bool:
-    """True while some process holds the course's service lock (a service starting or serving)."""
+def starting(course: Path, name: str | None = None) -> bool:
+    """True while some process holds the service lock of the course's assignment (a service starting or serving)."""
     try:
-        with open(lock_path(course), "a") as handle:
+        with open(lock_path(course, name or default_name()), "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return False
     except BlockingIOError:
@@ -82,9 +90,9 @@ def _connect(path: Path) -> socket.socket:
     return sock
 
 
-def connect(course: Path, idle: float, settings: dict | None = None) -> socket.socket:
-    """A connection to the course's service, started if none is serving or starting."""
-    path = socket_path(course)
+def connect(course: Path, idle: float, settings: dict | None = None, assignment: Graded = CURRENT) -> socket.socket:
+    """A connection to the service of the course's assignment, started if none is serving or starting."""
+    path, name = socket_path(course, assignment.name), assignment.name
     process, deadline = None, time.monotonic() + START_SECONDS
     while True:
         try:
@@ -93,23 +101,24 @@ def connect(course: Path, idle: float, settings: dict | None = None) -> socket.s
             pass
         if process is not None and process.poll() not in (None, 0):
             raise ServiceError(f"the grading service did not start (exit {process.returncode}); "
-                               f"see {log_path(course)}:\n{tail(log_path(course))}")
-        if (process is None or process.poll() == 0) and not starting(course):  # 0: another one held the lock
-            process = start(course, idle, settings)
+                               f"see {log_path(course, name)}:\n{tail(log_path(course, name))}")
+        if (process is None or process.poll() == 0) and not starting(course, name):  # 0: another held the lock
+            process = start(course, idle, settings, assignment)
         if time.monotonic() > deadline:
             raise ServiceError(f"the grading service did not answer within {START_SECONDS:g} s; "
-                               f"see {log_path(course)}")
+                               f"see {log_path(course, name)}")
         time.sleep(0.05)
 
 
-def start_early(course: str | os.PathLike, idle: float, settings: dict | None = None) -> None:
-    """Start the course's service now if none is serving or starting; never waits for it."""
+def start_early(course: str | os.PathLike, idle: float, settings: dict | None = None,
+                assignment: Graded = CURRENT) -> None:
+    """Start the service of the course's assignment now if none is serving or starting; never waits for it."""
     course = Path(course).resolve()
     try:
-        _connect(socket_path(course)).close()
+        _connect(socket_path(course, assignment.name)).close()
     except (FileNotFoundError, ConnectionRefusedError):
-        if not starting(course):
-            start(course, idle, settings)
+        if not starting(course, assignment.name):
+            start(course, idle, settings, assignment)
 
 
 def tail(path: Path, size: int = 3000) -> str:
@@ -123,14 +132,15 @@ class Asked:
     """A request sent to the course's service; ``reply()`` reads its answer (sent again if the service retired),
     waiting as long as the request's settings give one grade (Limits.grade_wait): a silent service is a fault."""
 
-    def __init__(self, course: str | os.PathLike, request: dict, idle: float) -> None:
-        self.course, self.request, self.idle = Path(course).resolve(), request, idle
+    def __init__(self, course: str | os.PathLike, request: dict, idle: float, assignment: Graded = CURRENT) -> None:
+        self.course, self.request, self.idle, self.assignment = Path(course).resolve(), request, idle, assignment
+        self.log = log_path(self.course, assignment.name)
         self.settings = Settings.from_dict(request.get("settings") or {}, "the request's settings")
         self.seconds = self.settings.limits.grade_wait
         self.sock = self._send()
 
     def _send(self) -> socket.socket:
-        sock = connect(self.course, self.idle, self.request.get("settings"))
+        sock = connect(self.course, self.idle, self.request.get("settings"), self.assignment)
         try:
             sock.settimeout(self.seconds)
             send_message(sock, self.request)
@@ -145,26 +155,27 @@ class Asked:
                 with self.sock:
                     answer = read_message(self.sock)
             except (ConnectionError, ValueError, OSError) as err:
-                raise ServiceError(f"the grading service stopped answering ({err}); see {log_path(self.course)}:"
-                                   f"\n{tail(log_path(self.course))}") from err
+                raise ServiceError(f"the grading service stopped answering ({err}); see {self.log}:"
+                                   f"\n{tail(self.log)}") from err
             if not answer.get("restart"):
                 return answer
             time.sleep(0.2 * (attempt + 1))  # the retiring service releases the socket and its lock
             self.sock = self._send()
-        raise ServiceError(f"the grading service kept retiring; see {log_path(self.course)}")
+        raise ServiceError(f"the grading service kept retiring; see {self.log}")
 
     def close(self) -> None:
         self.sock.close()
 
 
-def ask(course: str | os.PathLike, request: dict, idle: float) -> dict:
+def ask(course: str | os.PathLike, request: dict, idle: float, assignment: Graded = CURRENT) -> dict:
     """The service's reply to ``request``; ServiceError when it cannot be had."""
-    return Asked(course, request, idle).reply()
+    return Asked(course, request, idle, assignment).reply()
 
 
-def grade_request(student: str, settings: dict, then: list[str]) -> dict:
-    """A grade of ``student`` with ``settings`` (autograder/settings.py Settings.to_dict())."""
-    return {"op": "grade", "student": student, "settings": settings, "then": list(then), "workdir": str(workdir())}
+def grade_request(student: str, settings: dict, then: list[str], name: str | None = None) -> dict:
+    """A grade of ``student`` with ``settings`` (autograder/settings.py Settings.to_dict()) in assignment ``name``."""
+    return {"op": "grade", "student": student, "settings": settings, "then": list(then), "workdir": str(workdir()),
+            "assignment": name or CURRENT.name}
 
 
 def checked(reply: dict) -> dict:
@@ -174,15 +185,16 @@ def checked(reply: dict) -> dict:
     return reply
 
 
-def grade(course: str | os.PathLike, student: str, settings: dict, then: list[str], idle: float) -> dict:
+def grade(course: str | os.PathLike, student: str, settings: dict, then: list[str], idle: float,
+          assignment: Graded = CURRENT) -> dict:
     """The student's sandboxed grade, waited for (record.json is written)."""
-    return checked(ask(course, grade_request(student, settings, then), idle))
+    return checked(ask(course, grade_request(student, settings, then, assignment.name), idle, assignment))
 
 
-def stop(course: str | os.PathLike) -> bool:
-    """Ask the course's service to exit; False when none was running."""
+def stop(course: str | os.PathLike, name: str | None = None) -> bool:
+    """Ask the service of the course's assignment ``name`` (default: the default one) to exit; False when none ran."""
     try:
-        with _connect(socket_path(course)) as sock:
+        with _connect(socket_path(course, name)) as sock:
             sock.settimeout(120)
             send_message(sock, {"op": "stop"})
             read_message(sock)

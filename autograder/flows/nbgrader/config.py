@@ -2,6 +2,12 @@
 
     from autograder.flows.nbgrader.config import grade_in_sandbox; grade_in_sandbox(c)
 
+and one more line per other assignment the course grades in the sandbox, naming its package (install-nbgrader
+run with $AUTOGRADER_ASSIGNMENT set writes it): `grade_in_sandbox(c, "solutions.week6_bigram")`. The bare line is
+the assignment of the discovery rule (autograder/plugin_api.py: week 7 unless $AUTOGRADER_ASSIGNMENT says
+otherwise). The nbgrader assignment a package grades is its Assignment.name (the folder under source/); which
+package grades a notebook is never read from the notebook: nbgrader names its assignment, this file the package.
+
 It adds this package's preprocessors (preprocessors.py, feedback.py) to nbgrader's own lists,
 whatever the course set before the line. Each acts on this assignment's notebooks only, so
 every other assignment of the course is generated, autograded and given feedback exactly
@@ -18,7 +24,7 @@ from nbgrader.preprocessors import Execute, GetGrades, IgnorePattern, OverwriteC
 
 from traitlets.utils.importstring import import_item
 
-from . import ASSIGNMENT
+from . import REGISTERED, Graded, register
 from . import feedback as fb
 from . import preprocessors as pp
 from .sandbox_grading import SandboxGrading
@@ -47,8 +53,10 @@ def _insert(items, index, new):
     return items if new in items else items[:index] + [new] + items[index:]
 
 
-def grade_in_sandbox(c):
-    """Configure the course ``c`` (nbgrader_config.py's config) for this assignment; idempotent."""
+def grade_in_sandbox(c, package=None):
+    """Configure the course ``c`` (nbgrader_config.py's config) to grade ``package``'s assignment in the sandbox
+    (None: the current assignment's, by the discovery rule); idempotent, and once per package."""
+    register(package)
     sanitize = _replace(_current(c, "Autograde", "sanitize_preprocessors"), OverwriteCells, pp.RestoreDeletedCells)
     sanitize = _insert(_insert(sanitize, 0, pp.RestoreCellMetadata), 1, pp.SandboxGrade)
     c.Autograde.sanitize_preprocessors = sanitize
@@ -76,33 +84,38 @@ def grade_in_sandbox(c):
 
 
 def warm_up(c, argv=None):
-    """`nbgrader autograde week7_attention ...`: start the course's grading service now, so that its warm-up
-    (PyTorch, the worker template) overlaps nbgrader's own start-up; any other command starts nothing (the
-    first grade request would start it all the same)."""
-    global _WARMED
+    """`nbgrader autograde week7_attention ...` (or any assignment the course grades in the sandbox): start its
+    grading service now, so that its warm-up (PyTorch, the worker template) overlaps nbgrader's own start-up; any
+    other command starts nothing (the first grade request would start it all the same)."""
     argv = sys.argv[1:] if argv is None else argv
-    if _WARMED or argv[:1] != ["autograde"] or not any(ASSIGNMENT in (a, a.partition("=")[2]) for a in argv[1:]):
+    if argv[:1] != ["autograde"]:
         return
-    _WARMED = True
+    named = {value for a in argv[1:] for value in (a, a.partition("=")[2])}
+    for assignment in [a for name, a in REGISTERED.items() if name in named and name not in _WARMED]:
+        _WARMED.add(assignment.name)
+        _warm_up(c, assignment)
+
+
+def _warm_up(c, assignment: Graded):
     from . import client
     root = c.CourseDirectory.root if "root" in c.CourseDirectory else os.getcwd()
     try:
-        for line in reopen_interrupted(root):
+        for line in reopen_interrupted(root, assignment):
             print(line, file=sys.stderr, flush=True)
     except Exception as err:  # noqa: BLE001 - said; nbgrader's run goes on, crosscheck lists what is unfinished
-        print(f"{ASSIGNMENT}: could not look for autogrades left unfinished ({type(err).__name__}: {err}); "
+        print(f"{assignment.name}: could not look for autogrades left unfinished ({type(err).__name__}: {err}); "
               "after this run, `make crosscheck` lists any student without gradebook scores", file=sys.stderr)
     try:
         sandbox = SandboxGrading(config=c)
-        client.start_early(root, sandbox.service_idle, sandbox.settings().to_dict())
+        client.start_early(root, sandbox.service_idle, sandbox.settings().to_dict(), assignment)
     except Exception:  # noqa: BLE001 - a head start only: the first grade request starts it (and says why not)
         pass
 
 
-_WARMED = False  # nbgrader reads its config more than once; one head start is enough
+_WARMED: set = set()  # nbgrader reads its config more than once; one head start per assignment is enough
 
 
-def reopen_interrupted(course: str | os.PathLike) -> list[str]:
+def reopen_interrupted(course: str | os.PathLike, assignment: Graded | None = None) -> list[str]:
     """Make nbgrader autograde again every student it left unfinished; one line per student, to be shown.
 
     nbgrader writes autograded/<student>/<assignment>/ (the sanitized notebook) before it executes it, and
@@ -115,17 +128,19 @@ def reopen_interrupted(course: str | os.PathLike) -> list[str]:
     import shutil
     from pathlib import Path
 
+    from . import CURRENT
     from .course import gradebook_points
 
-    folder = Path(course) / "autograded"
-    found = sorted(p.parent.name for p in folder.glob(f"*/{ASSIGNMENT}") if p.is_dir() and not p.is_symlink())
+    assignment = assignment or CURRENT
+    name, folder = assignment.name, Path(course) / "autograded"
+    found = sorted(p.parent.name for p in folder.glob(f"*/{name}") if p.is_dir() and not p.is_symlink())
     if not found or not (Path(course) / "gradebook.db").exists():
         return []
     lines = []
-    for student, parts in gradebook_points(course, found, auto=True).items():
+    for student, parts in gradebook_points(course, found, auto=True, assignment=assignment).items():
         if parts and all(score is not None for score, _ in parts.values()):
             continue
-        shutil.rmtree(folder / student / ASSIGNMENT)
-        lines.append(f"{ASSIGNMENT}: {student}'s last autograde was interrupted (autograded/{student}/{ASSIGNMENT} "
+        shutil.rmtree(folder / student / name)
+        lines.append(f"{name}: {student}'s last autograde was interrupted (autograded/{student}/{name} "
                      "without scores in the gradebook); autograding them again in this run")
     return lines

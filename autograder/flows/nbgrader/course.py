@@ -21,11 +21,18 @@ from pathlib import Path
 
 from ...assignment import course_notebook
 from ...settings import FEEDBACK_LEVELS, feedback_help
-from . import ASSIGNMENT, KERNEL_NAME, part_of
+from . import ASSIGNMENT, CURRENT, Graded, part_of
 from .kernelspec import check_kernel, install_kernel, jupyter_env
 
 TOLERANCE = 1e-6
 CONFIG_LINE = re.compile(r"^\s*grade_in_sandbox\(c\)", re.M)  # what install-nbgrader writes (install.py)
+
+
+def config_line(package=None):
+    """The line install-nbgrader writes for ``package`` (None: the default one, `grade_in_sandbox(c)`)."""
+    if package is None:
+        return CONFIG_LINE
+    return re.compile(rf"^\s*grade_in_sandbox\(c,\s*(['\"]){re.escape(package)}\1\s*\)", re.M)
 
 
 def nbgrader_env(base=None):
@@ -68,33 +75,35 @@ def nbgrader(course, *args, check=True, log_file=None, on_line=None):
     return run
 
 
-def students(course):
+def students(course, name=ASSIGNMENT):
     root = Path(course) / "submitted"
-    return sorted(p.parent.name for p in root.glob(f"*/{ASSIGNMENT}") if p.is_dir() or p.is_symlink())
+    return sorted(p.parent.name for p in root.glob(f"*/{name}") if p.is_dir() or p.is_symlink())
 
 
-def gradebook_points(course, student_ids=None, auto=False):
+def gradebook_points(course, student_ids=None, auto=False, assignment: Graded = CURRENT):
     """{student: {part: (score or None, max_score)}} of the autograder test cells, from the gradebook.
 
     None for a student with no submission in the gradebook; a score is None when the grade
     is empty (never autograded), never a silent 0. ``auto``: nbgrader's auto_score only
-    (what autograde wrote), else the final score (a manual override wins)."""
+    (what autograde wrote), else the final score (a manual override wins). ``assignment``: which one (default:
+    the current assignment)."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    course = Path(course).resolve()
-    points = {}
+    course, name = Path(course).resolve(), assignment.name
+    points: dict[str, dict[str, tuple[float | None, float]] | None] = {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        for student in student_ids or students(course):
+        for student in student_ids or students(course, name):
             try:
-                notebook = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
+                notebook = gradebook.find_submission_notebook(name, name, student)
             except MissingEntry:
                 points[student] = None
                 continue
             parts = {}
             for g in notebook.grades:
-                if part_of(g.name):
+                part = part_of(g.name, assignment.parts)
+                if part:
                     value = g.auto_score if auto or g.manual_score is None else g.manual_score
-                    parts[part_of(g.name)] = (None if value is None else float(value), float(g.max_score))
+                    parts[part] = (None if value is None else float(value), float(g.max_score))
             points[student] = parts
     return points
 
@@ -131,10 +140,11 @@ def verify(course, ids):
     return failed
 
 
-def loads_our_config(course):
-    """True when COURSE/nbgrader_config.py holds the line that grades this assignment in the sandbox."""
+def loads_our_config(course, package=None):
+    """True when COURSE/nbgrader_config.py holds the line that grades this assignment (``package``: that one; None:
+    the default line) in the sandbox."""
     try:
-        return bool(CONFIG_LINE.search((Path(course) / "nbgrader_config.py").read_text()))
+        return bool(config_line(package).search((Path(course) / "nbgrader_config.py").read_text()))
     except OSError:
         return False
 
@@ -177,7 +187,7 @@ def autograde_course(course, student_ids=None, level=None, log=print):
     if not ids:
         log(f"no submissions under {course / 'submitted'}/<student>/{ASSIGNMENT}/")
         return {"ids": [], "failed": {}, "log": None}
-    check_kernel()
+    check_kernel(kernel=CURRENT.kernel)
     logged = log_path(course)
     log(f"nbgrader autograde {ASSIGNMENT}: {len(ids)} submission(s), each graded in the sandbox; "
         f"full nbgrader log: {logged}")
@@ -226,7 +236,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--feedback", choices=FEEDBACK_LEVELS, default=None,
                         help=f"{feedback_help()}; default: the course's c.SandboxGrading.feedback")
     parser.add_argument("--install-kernel", action="store_true",
-                        help=f"install the {KERNEL_NAME!r} kernel spec into this venv and exit")
+                        help=f"install the {CURRENT.kernel!r} kernel spec into this venv and exit")
     return parser
 
 
@@ -238,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(options: CourseOptions) -> int:
     if options.install_kernel:
-        print(f"installed kernel {KERNEL_NAME!r}: {install_kernel()}")
+        print(f"installed kernel {CURRENT.kernel!r}: {install_kernel(kernel=CURRENT.kernel)}")
         return 0
     from .record import load_record
 

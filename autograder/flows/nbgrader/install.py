@@ -16,6 +16,11 @@ formgrader. Every other assignment of the course stays nbgrader's own. It
 
 Run nbgrader from this venv afterwards (`source .venv/bin/activate`): the course's config
 imports this package. Running it again updates the assignment and leaves the lines as they are.
+
+Another assignment into the same course: the same command with $AUTOGRADER_ASSIGNMENT naming its package
+(`AUTOGRADER_ASSIGNMENT=solutions.week6_bigram python -m autograder install-nbgrader COURSE`) adds two lines
+naming that package (`grade_in_sandbox(c, "solutions.week6_bigram")`), installs its own kernel spec
+(`week6-bigram-isolated`) and generates it; the lines already there stay.
 """
 import argparse
 import json
@@ -24,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...engine.output_file import write_atomic
-from . import ASSIGNMENT, KERNEL_NAME
+from . import CURRENT, Graded, default_name
 from .course import loads_our_config
 
 CONFIG_LINES = (
@@ -34,23 +39,37 @@ CONFIG_LINES = (
     "grade_in_sandbox(c)\n")
 
 
-def add_config(course: Path) -> str:
-    """COURSE/nbgrader_config.py loads this assignment's grading; returns what was done."""
-    path = course / "nbgrader_config.py"
-    if loads_our_config(course):
-        return f"{path} already grades {ASSIGNMENT} in the sandbox"
+
+
+def config_lines(assignment: Graded = CURRENT) -> str:
+    """The lines for ``assignment``: CONFIG_LINES for the default one, else lines naming its package."""
+    if assignment.name == default_name():
+        return CONFIG_LINES
+    return (f"\n# {assignment.name} is graded in the sandbox by the plain nbgrader commands, by the assignment "
+            f"package\n# {assignment.package} (AUTOGRADER_ASSIGNMENT={assignment.package} python -m autograder "
+            "install-nbgrader; keep these lines last).\n"
+            "from autograder.flows.nbgrader.config import grade_in_sandbox  # noqa: E402\n"
+            f"grade_in_sandbox(c, {assignment.package!r})\n")
+
+
+def add_config(course: Path, assignment: Graded = CURRENT) -> str:
+    """COURSE/nbgrader_config.py loads the assignment's grading; returns what was done."""
+    path, name = course / "nbgrader_config.py", assignment.name
+    default = assignment.name == default_name()
+    if loads_our_config(course, None if default else assignment.package):
+        return f"{path} already grades {name} in the sandbox"
     text = path.read_text() if path.exists() else "c = get_config()  # noqa: F821 - provided by nbgrader\n"
-    write_atomic(path, text + ("" if text.endswith("\n") else "\n") + CONFIG_LINES)
-    return f"{path}: added the two lines that grade {ASSIGNMENT} in the sandbox"
+    write_atomic(path, text + ("" if text.endswith("\n") else "\n") + config_lines(assignment))
+    return f"{path}: added the two lines that grade {name} in the sandbox"
 
 
-def gradebook_kernel(course: Path) -> str | None:
-    """The kernel the gradebook runs this assignment's notebook in (what OverwriteKernelspec gives submissions)."""
+def gradebook_kernel(course: Path, name: str = CURRENT.name) -> str | None:
+    """The kernel the gradebook runs the assignment's notebook in (what OverwriteKernelspec gives submissions)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         try:
-            spec = gradebook.find_notebook(ASSIGNMENT, ASSIGNMENT).kernelspec
+            spec = gradebook.find_notebook(name, name).kernelspec
         except MissingEntry:
             return None
     return (json.loads(spec) or {}).get("name") if spec else None
@@ -63,9 +82,10 @@ def install(course: str | Path, log=print) -> int:
 
     course = Path(course).expanduser().resolve()
     course.mkdir(parents=True, exist_ok=True)
+    ASSIGNMENT, KERNEL_NAME = CURRENT.name, CURRENT.kernel  # the current assignment's
     log(add_config(course))
-    install_kernel()
-    check_kernel()
+    install_kernel(kernel=KERNEL_NAME)
+    check_kernel(kernel=KERNEL_NAME)
     log(f"Jupyter kernel {KERNEL_NAME!r} installed in {sys.prefix}")
     build_course(course, own_config=False, step=lambda name: log(f"{name} ..."))
     kernel = gradebook_kernel(course)

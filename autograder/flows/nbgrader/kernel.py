@@ -21,6 +21,10 @@ line config.py asks for gets: its gradebook still runs this notebook in this ker
 neither torch nor nbgrader; started with `python -I` so nothing in the student's folder
 can be imported.
 
+One program for every assignment the course grades in the sandbox (each has a kernel spec of its own that runs
+it): the assignment is the working directory's name, which nbgrader gives (never the student), and its records
+are that assignment's (record.records_folder); a test cell's part is one its record has.
+
     python -I -m autograder.flows.nbgrader.kernel -f CONNECTION_FILE
 """
 import logging
@@ -29,24 +33,24 @@ from pathlib import Path
 
 from ipykernel.kernelbase import Kernel
 
-from . import ASSIGNMENT, hooked_part
+from . import hooked_part
 from .kernelspec import DISPLAY_NAME
 from .record import Unreadable, load_record, read_submission, sendable, sha256
 
 
 def locate(cwd):
-    """(course, student) from the kernel's working directory COURSE/autograded/<student>/<assignment>."""
+    """(course, student, assignment) from the kernel's working directory COURSE/autograded/<student>/<assignment>."""
     cwd = Path(cwd).resolve()
-    if cwd.name != ASSIGNMENT or cwd.parent.parent.name != "autograded":
-        raise LookupError(f"the kernel runs in {cwd}, not in autograded/<student>/{ASSIGNMENT}/")
-    return cwd.parent.parent.parent, cwd.parent.name
+    if cwd.parent.parent.name != "autograded" or cwd.name in ("", ".", ".."):
+        raise LookupError(f"the kernel runs in {cwd}, not in autograded/<student>/<assignment>/")
+    return cwd.parent.parent.parent, cwd.parent.name, cwd.name
 
 
-def submitted_digest(course, student, notebook_mib):
+def submitted_digest(course, student, notebook_mib, name):
     """sha256 of the submitted notebook as it is now, read within the limit its record was read with (None when
     it cannot be read: its record says why)."""
     try:
-        return sha256(read_submission(course, student, notebook_mib))
+        return sha256(read_submission(course, student, notebook_mib, name))
     except Unreadable:
         return None
 
@@ -68,12 +72,12 @@ class IsolatedKernel(Kernel):
         """The record, read at the first cell: nbgrader starts this kernel while the grade is still being made."""
         self.loaded = True
         try:
-            course, self.student = locate(Path.cwd())
-            self.record = load_record(course, self.student)
+            course, self.student, name = locate(Path.cwd())
+            self.record = load_record(course, self.student, name)
             if self.record is None:
                 self.problem = (f"no sandboxed grade of {self.student!r}: the course's nbgrader_config.py must "
                                 f"load this assignment's grading (python -m autograder install-nbgrader COURSE)")
-            elif self.record.get("sha256") != submitted_digest(course, self.student, self.record["notebook_mib"]):
+            elif self.record.get("sha256") != submitted_digest(course, self.student, self.record["notebook_mib"], name):
                 self.problem = (f"the sandboxed grade of {self.student!r} is not of the submitted notebook "
                                 "(changed since it was graded): autograde again")
         except (LookupError, OSError) as err:
@@ -97,7 +101,7 @@ class IsolatedKernel(Kernel):
         try:
             if not self.loaded:
                 self._load()
-            part = hooked_part(code)
+            part = hooked_part(code, parts=None)  # any part: one the record lacks is an error, never full marks
             if part is not None:
                 return self._test_cell(part)
             return self._replay(code)

@@ -1,7 +1,9 @@
 """The Jupyter kernel spec `week7-isolated` (kernel.py): what it runs, where it is installed, whether it is ours.
 
 Installed into the venv (`--sys-prefix`, next to its `python3`) by `make install` and by
-`python -m autograder install-nbgrader`; started by nbgrader for this assignment's notebooks.
+`python -m autograder install-nbgrader`; started by nbgrader for this assignment's notebooks. Another
+assignment graded in the sandbox has a spec of its own (``kernel_name``: `week6-bigram-isolated`) that runs the
+same program: the kernel finds the assignment by its working directory (autograded/<student>/<assignment>/).
 """
 import json
 import os
@@ -13,24 +15,31 @@ from ...engine.output_file import write_atomic
 from . import KERNEL_NAME
 
 MODULE = "autograder.flows.nbgrader.kernel"
-DISPLAY_NAME = "week7 isolated grades (runs no code)"
 
 
-def kernel_spec(python=None):
-    """kernel.json of `week7-isolated`: this interpreter, isolated mode (-I: the working directory,
+def display_name(kernel=KERNEL_NAME):
+    """What the isolated kernel spec ``kernel`` calls itself: `week7 isolated grades (runs no code)`."""
+    return f"{kernel.removesuffix('-isolated')} isolated grades (runs no code)"
+
+
+DISPLAY_NAME = display_name()
+
+
+def kernel_spec(python=None, kernel=KERNEL_NAME):
+    """kernel.json of `week7-isolated` (or ``kernel``): this interpreter, isolated mode (-I: the working directory,
     which holds the student's files, is not importable; PYTHON* variables are ignored)."""
     return {"argv": [python or sys.executable, "-I", "-m", MODULE, "-f", "{connection_file}"],
-            "display_name": DISPLAY_NAME, "language": "python", "metadata": {"debugger": False}}
+            "display_name": display_name(kernel), "language": "python", "metadata": {"debugger": False}}
 
 
-def kernel_spec_path(prefix=None):
-    return Path(prefix or sys.prefix) / "share" / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json"
+def kernel_spec_path(prefix=None, kernel=KERNEL_NAME):
+    return Path(prefix or sys.prefix) / "share" / "jupyter" / "kernels" / kernel / "kernel.json"
 
 
-def install_kernel(prefix=None):
+def install_kernel(prefix=None, kernel=KERNEL_NAME):
     """Install the kernel spec into the venv (`--sys-prefix`, next to its `python3` kernel)."""
-    path = kernel_spec_path(prefix)
-    write_atomic(path, json.dumps(kernel_spec(), indent=1) + "\n")
+    path = kernel_spec_path(prefix, kernel)
+    write_atomic(path, json.dumps(kernel_spec(kernel=kernel), indent=1) + "\n")
     return path
 
 
@@ -44,23 +53,23 @@ def jupyter_env(base=None):
     return env
 
 
-def check_kernel(env=None):
-    """The spec Jupyter resolves for `week7-isolated` must be ours, in this venv; installed if missing."""
+def check_kernel(env=None, kernel=KERNEL_NAME):
+    """The spec Jupyter resolves for `week7-isolated` (or ``kernel``) must be ours, in this venv; installed if missing."""
     code = ("import json, jupyter_client.kernelspec as k; s = k.KernelSpecManager().get_kernel_spec("
-            f"{KERNEL_NAME!r}); print(json.dumps([s.argv, s.resource_dir]))")
+            f"{kernel!r}); print(json.dumps([s.argv, s.resource_dir]))")
 
     def resolve():
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env or jupyter_env())
 
     run = resolve()
     if run.returncode != 0:
-        print(f"installing Jupyter kernel {KERNEL_NAME!r} into {sys.prefix}", file=sys.stderr)
-        install_kernel()
+        print(f"installing Jupyter kernel {kernel!r} into {sys.prefix}", file=sys.stderr)
+        install_kernel(kernel=kernel)
         run = resolve()
     if run.returncode != 0:
-        raise SystemExit(f"Jupyter kernel {KERNEL_NAME!r} not found; run `make install`.\n{run.stderr[-2000:]}")
+        raise SystemExit(f"Jupyter kernel {kernel!r} not found; run `make install`.\n{run.stderr[-2000:]}")
     argv, _ = json.loads(run.stdout)
-    if argv != kernel_spec()["argv"]:
-        raise SystemExit(f"Jupyter kernel {KERNEL_NAME!r} runs {argv}, not this package's isolated kernel; "
+    if argv != kernel_spec(kernel=kernel)["argv"]:
+        raise SystemExit(f"Jupyter kernel {kernel!r} runs {argv}, not this package's isolated kernel; "
                          "run `make install`")
     return argv

@@ -1,11 +1,13 @@
-"""The nbgrader preprocessors config.py puts in a course: each acts on this assignment's notebooks only.
+"""The nbgrader preprocessors config.py puts in a course: each acts on the notebooks of the assignments the
+course grades in the sandbox only (those its nbgrader_config.py names: ``REGISTERED``).
 
 Every class here is a no-op, or exactly the nbgrader class it extends, for any other
-assignment of the course (``ours(resources)`` is false), so the course's other weeks are
-autograded as nbgrader alone would.
+assignment of the course (``ours(resources)`` is None), so the course's other weeks are
+autograded as nbgrader alone would. For one of ours, everything (its kernel, its grading service,
+its records) is that assignment's, found by the name nbgrader gives the notebook's assignment.
 
   generate_assignment
-    IsolatedKernelspec   (before SaveCells) the gradebook records kernel `week7-isolated` for this notebook
+    IsolatedKernelspec   (before SaveCells) the gradebook records the isolated kernel (`week7-isolated`) for it
     StudentKernelspec    (after SaveCells) ... while the released copy keeps the student's `python3`
   autograde, sanitize
     RestoreCellMetadata  (first) every cell's nbgrader metadata from the instructor notebook
@@ -32,18 +34,24 @@ from nbformat import v4
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearHiddenTests, Execute, IgnorePattern, NbGraderPreprocessor, OverwriteCells
 
-from . import ASSIGNMENT, KERNEL_NAME
-from .kernelspec import DISPLAY_NAME
+from . import Graded, registered
+from .kernelspec import display_name
 
 STUDENT_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
-# What the kernel spec `week7-isolated` calls itself (kernelspec.py installs it).
-ISOLATED_KERNELSPEC = {"display_name": DISPLAY_NAME, "language": "python",
-                       "name": KERNEL_NAME}
 
 
-def ours(resources):
-    """True for a notebook of this assignment (nbgrader names the assignment by its folder, never the student)."""
-    return isinstance(resources, dict) and resources.get("nbgrader", {}).get("assignment") == ASSIGNMENT
+def isolated_kernelspec(kernel):
+    """What the isolated kernel spec ``kernel`` (`week7-isolated`, ...) calls itself (kernelspec.py installs it)."""
+    return {"display_name": display_name(kernel), "language": "python", "name": kernel}
+
+
+def ours(resources) -> Graded | None:
+    """The assignment graded in the sandbox a notebook belongs to, or None (nbgrader's own). nbgrader names the
+    assignment by its folder and its command line, never by anything the student submits; the course's
+    nbgrader_config.py names the package that grades it (config.grade_in_sandbox)."""
+    if not isinstance(resources, dict) or not isinstance(resources.get("nbgrader"), dict):
+        return None
+    return registered(resources["nbgrader"].get("assignment"))
 
 
 def course_of(resources):
@@ -53,7 +61,7 @@ def course_of(resources):
 
 # ---- generate_assignment -------------------------------------------------------------------------
 class IsolatedKernelspec(NbGraderPreprocessor):
-    """Before SaveCells: the gradebook keeps `week7-isolated` as this notebook's kernel.
+    """Before SaveCells: the gradebook keeps the assignment's isolated kernel (`week7-isolated`) as the notebook's.
 
     nbgrader's OverwriteKernelspec gives every submission the gradebook's kernelspec at
     autograde time, and plain nbgrader runs a notebook in its kernelspec's kernel. So even
@@ -62,9 +70,10 @@ class IsolatedKernelspec(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb, resources):
-        if ours(resources):
+        assignment = ours(resources)
+        if assignment:
             resources.setdefault("week7", {})["kernelspec"] = nb.metadata.get("kernelspec")
-            nb.metadata["kernelspec"] = dict(ISOLATED_KERNELSPEC)
+            nb.metadata["kernelspec"] = isolated_kernelspec(assignment.kernel)
         return nb, resources
 
 
@@ -151,35 +160,36 @@ class SandboxGrade(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb, resources):
-        if not ours(resources):
+        assignment = ours(resources)
+        if not assignment:
             return nb, resources
         from . import client
         from .sandbox_grading import SandboxGrading
 
         settings = SandboxGrading(parent=self)
-        course, student = course_of(resources), resources["nbgrader"]["student"]
-        queue, force = self._run()
+        course, student, name = course_of(resources), resources["nbgrader"]["student"], assignment.name
+        queue, force = self._run(name)
         then = [s for s in queue[queue.index(student) + 1:]
-                if force or not os.path.exists(os.path.join(course, "autograded", s, ASSIGNMENT))] \
+                if force or not os.path.exists(os.path.join(course, "autograded", s, name))] \
             if student in queue else []
-        old = ASKED.pop((course, student), None)
+        old = ASKED.pop((course, name, student), None)
         if old is not None:
             old[0].close()
-        asked = client.Asked(course, client.grade_request(student, settings.settings().to_dict(), then),
-                             settings.service_idle)
-        ASKED[(course, student)] = (asked, queue, time.monotonic(), self.parent)
+        asked = client.Asked(course, client.grade_request(student, settings.settings().to_dict(), then, name),
+                             settings.service_idle, assignment)
+        ASKED[(course, name, student)] = (asked, queue, time.monotonic(), self.parent)
         return nb, resources
 
-    def _run(self):
+    def _run(self, name):
         """(students nbgrader autogrades in this run, in its order; whether it was --force), from the converter."""
         converter = getattr(self.parent, "parent", None)
         found = getattr(converter, "assignments", None) or {}
         queue = [os.path.basename(os.path.dirname(os.path.normpath(path))) for path in sorted(found)
-                 if os.path.basename(os.path.normpath(path)) == ASSIGNMENT]
+                 if os.path.basename(os.path.normpath(path)) == name]
         return queue, bool(getattr(converter, "force", False))
 
 
-# (course, student) -> (the request SandboxGrade sent, the run's students, when, the run's exporter)
+# (course, assignment, student) -> (the request SandboxGrade sent, the run's students, when, the run's exporter)
 ASKED: dict = {}
 # The run's exporter -> when its first submission started (one run's elapsed time, for the progress line).
 _STARTED: "weakref.WeakKeyDictionary[object, float]" = weakref.WeakKeyDictionary()
@@ -192,14 +202,14 @@ def sandboxed_grade(resources, log):
     from .. import progress
     from .record import read_submission, sha256
 
-    course, student = course_of(resources), resources["nbgrader"]["student"]
-    asked, queue, clock, exporter = ASKED.pop((course, student))
+    course, student, name = course_of(resources), resources["nbgrader"]["student"], resources["nbgrader"]["assignment"]
+    asked, queue, clock, exporter = ASKED.pop((course, name, student))
     reply = client.checked(asked.reply())
-    if sha256(read_submission(course, student, asked.settings.limits.notebook_mib)) != reply["sha256"]:
+    if sha256(read_submission(course, student, asked.settings.limits.notebook_mib, name)) != reply["sha256"]:
         raise RuntimeError(f"{student}'s submission changed while it was graded in the sandbox: autograde again")
     done = queue.index(student) + 1 if student in queue else 1
     started = _STARTED.setdefault(exporter, clock) if exporter is not None else clock
-    log.info("%s", progress.line(done, max(len(queue), done), time.monotonic() - started, ASSIGNMENT,
+    log.info("%s", progress.line(done, max(len(queue), done), time.monotonic() - started, name,
                                  f"{student}: {reply['score']:g} / {reply['max_score']:g} "
                                  f"({'current record' if reply.get('cached') else 'graded in the sandbox'})"))
     return reply
@@ -216,7 +226,7 @@ class RestoreDeletedCells(OverwriteCells):
     """
 
     def preprocess(self, nb, resources):
-        self.week7 = ours(resources)
+        self.week7 = bool(ours(resources))
         if self.week7:
             self.add_missing_cells = True  # for this assignment only; the course's setting stays for the others
         return super().preprocess(nb, resources)
@@ -266,7 +276,8 @@ def released_source(source, cell_type="code"):
 
 # ---- autograde -------------------------------------------------------------------------------------
 class IsolatedExecute(Execute):
-    """nbgrader's Execute; this assignment's notebooks run only in kernel `week7-isolated` (it runs no code).
+    """nbgrader's Execute; our assignments' notebooks run only in their isolated kernel (`week7-isolated` ...),
+    which runs no code.
 
     Other notebooks run as nbgrader runs them (their kernelspec, the course's settings).
     For this one the kernel is forced whatever the notebook or a configuration says, and a
@@ -274,8 +285,10 @@ class IsolatedExecute(Execute):
     """
 
     def preprocess(self, nb, resources=None, km=None):
-        self.week7, self.waiting = ours(resources), ours(resources) and (
-            course_of(resources), resources["nbgrader"]["student"]) in ASKED
+        assignment = ours(resources)
+        self.week7 = assignment.kernel if assignment else None  # the kernel it must run in
+        self.waiting = bool(assignment) and (course_of(resources), assignment.name,
+                                             resources["nbgrader"]["student"]) in ASKED
         return super().preprocess(nb, resources, km)
 
     def preprocess_cell(self, cell, resources, index):
@@ -286,13 +299,14 @@ class IsolatedExecute(Execute):
 
     def create_kernel_manager(self):
         # Here, not in preprocess: nbclient re-initialises its settings when preprocess starts.
-        if getattr(self, "week7", False):
-            self.kernel_name = KERNEL_NAME
+        kernel = getattr(self, "week7", None)
+        if kernel:
+            self.kernel_name = kernel
             self.timeout = 60  # the kernel answers from the record at once; silence is a fault (the cell scores 0)
             self.interrupt_on_timeout = True
         km = super().create_kernel_manager()
-        if getattr(self, "week7", False) and km.kernel_name != KERNEL_NAME:
-            raise RuntimeError(f"refusing to run a {ASSIGNMENT} submission in kernel {km.kernel_name!r}")
+        if kernel and km.kernel_name != kernel:
+            raise RuntimeError(f"refusing to run a sandboxed assignment's submission in kernel {km.kernel_name!r}")
         return km
 
 

@@ -1,5 +1,8 @@
 """One submission's isolated grade, kept where students never reach: COURSE/isolated/<student>/.
 
+(Another assignment of the course than the default one keeps its records in COURSE/isolated-<name>/<student>/:
+``records_folder``; every function takes the nbgrader assignment's name, default the current assignment's.)
+
     submitted.ipynb   the exact bytes read from submitted/<student>/<assignment>/ (read once)
     record.json       their sha256, per-part scores and the test cells' text, every check,
                       every executed cell's output and error, when and how long
@@ -21,7 +24,7 @@ from pathlib import Path
 
 from ...engine.output_file import write_atomic
 from ...engine.submission_file import too_large
-from . import ASSIGNMENT, RECORDS
+from . import ASSIGNMENT, records_folder
 
 VERSION = 3  # 2: records carry the grader key they were made with; 3: and the notebook limit they were read with
 
@@ -30,15 +33,15 @@ class Unreadable(Exception):
     """The submission cannot be taken as the student's notebook; the message is for the student."""
 
 
-def record_dir(course, student):
-    return Path(course) / RECORDS / student
+def record_dir(course, student, name=ASSIGNMENT):
+    return Path(course) / records_folder(name) / student
 
 
-def submitted_path(course, student):
-    return Path(course) / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+def submitted_path(course, student, name=ASSIGNMENT):
+    return Path(course) / "submitted" / student / name / f"{name}.ipynb"
 
 
-def read_submission(course, student, notebook_mib: int) -> bytes:
+def read_submission(course, student, notebook_mib: int, name=ASSIGNMENT) -> bytes:
     """The submitted notebook's bytes, read once, never through a symlink, at most ``notebook_mib`` MiB of them
     (Limits.notebook_mib, as every flow reads an upload); else Unreadable.
 
@@ -47,7 +50,7 @@ def read_submission(course, student, notebook_mib: int) -> bytes:
     """
     limit = notebook_mib << 20
     flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    names = (student, ASSIGNMENT, f"{ASSIGNMENT}.ipynb")
+    names = (student, name, f"{name}.ipynb")
     fds = [os.open(Path(course) / "submitted", os.O_RDONLY | os.O_DIRECTORY)]
     try:
         for depth, name in enumerate(names):
@@ -60,9 +63,9 @@ def read_submission(course, student, notebook_mib: int) -> bytes:
             fds.append(fd)
         info = os.fstat(fds[-1])
         if not stat.S_ISREG(info.st_mode):
-            raise Unreadable(f"{ASSIGNMENT}.ipynb is not a regular file")
+            raise Unreadable(f"{name}.ipynb is not a regular file")
         if info.st_size > limit:
-            raise Unreadable(too_large(f"{ASSIGNMENT}.ipynb", info.st_size, notebook_mib))
+            raise Unreadable(too_large(f"{name}.ipynb", info.st_size, notebook_mib))
         chunks, size = [], 0
         while True:
             chunk = os.read(fds[-1], 1 << 20)
@@ -70,7 +73,7 @@ def read_submission(course, student, notebook_mib: int) -> bytes:
                 break
             size += len(chunk)
             if size > limit:
-                raise Unreadable(too_large(f"{ASSIGNMENT}.ipynb", size, notebook_mib))
+                raise Unreadable(too_large(f"{name}.ipynb", size, notebook_mib))
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
@@ -82,9 +85,9 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def keep_copy(course, student, data):
+def keep_copy(course, student, data, name=ASSIGNMENT):
     """Write the bytes to COURSE/isolated/<student>/submitted.ipynb (owner-only); return the path."""
-    folder = record_dir(course, student)
+    folder = record_dir(course, student, name)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(folder.parent, 0o700)
     os.chmod(folder, 0o700)
@@ -95,18 +98,19 @@ def keep_copy(course, student, data):
     return path
 
 
-def write_record(course, student, record):
-    write_atomic(record_dir(course, student) / "record.json", json.dumps(record, indent=1), mode=0o600)
+def write_record(course, student, record, name=ASSIGNMENT):
+    write_atomic(record_dir(course, student, name) / "record.json", json.dumps(record, indent=1), mode=0o600)
 
 
-def load_record(course, student):
-    """The record of a student, or None when there is none (or it cannot be read)."""
+def load_record(course, student, name=ASSIGNMENT):
+    """The record of a student, or None when there is none (or it cannot be read, or is another assignment's)."""
     try:
-        with open(record_dir(course, student) / "record.json") as handle:
+        with open(record_dir(course, student, name) / "record.json") as handle:
             record = json.load(handle)
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("version") != VERSION or record.get("student") != student:
+    if not isinstance(record, dict) or record.get("version") != VERSION or record.get("student") != student \
+            or record.get("assignment") != name:
         return None
     return record
 
@@ -147,7 +151,7 @@ def part_text(part, score, top, results, level, problem=""):
     return sendable("\n".join(lines) + "\n")
 
 
-def build_record(student, digest, report, cells, level, started, key, notebook_mib):
+def build_record(student, digest, report, cells, level, started, key, notebook_mib, name=ASSIGNMENT):
     """The record.json dict of one graded submission (``report``: the engine's GradeReport; ``key``: the
     grader's code and options it was graded with; ``notebook_mib``: the limit it was read with, which the
     kernel reads the submission with again to see it is still what was graded)."""
@@ -157,7 +161,7 @@ def build_record(student, digest, report, cells, level, started, key, notebook_m
         by_part.setdefault(r.part, []).append(r)
     executed = {c.index: c for c in report.executed}
     return {
-        "version": VERSION, "student": student, "assignment": ASSIGNMENT, "sha256": digest, "key": key,
+        "version": VERSION, "student": student, "assignment": name, "sha256": digest, "key": key,
         "notebook_mib": notebook_mib,
         "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
         "seconds": round(time.time() - started, 3), "feedback": level, "problem": report.problem,

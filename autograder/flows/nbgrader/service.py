@@ -19,7 +19,10 @@ hidden suites. Both ask this process, over a Unix socket only their user can rea
 4. It exits after --idle seconds without a request, when asked, or when the grader's code
    changed under it (the client then starts one with the new code).
 
-One service per course (a lock in COURSE/isolated/); requests are served one at a time.
+One service per course and assignment (a lock in COURSE/isolated/, COURSE/isolated-<name>/ for another
+assignment than the default one); requests are served one at a time. The service grades the assignment its
+process loaded (client.py starts it with $AUTOGRADER_ASSIGNMENT set to the package the course's config names)
+and refuses a request for any other.
 """
 from __future__ import annotations
 
@@ -38,9 +41,9 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...assignment import workdir
+from ...assignment import NAME, workdir
 from ...settings import DEFAULT_FEEDBACK, Settings, SettingsError
-from . import RECORDS
+from . import records_folder
 from .address import socket_path
 
 # The service's protocol with its clients (nbgrader's processes, the user's own): not a submission's, so not Limits.
@@ -49,9 +52,10 @@ SOCKET_SECONDS = 10.0  # a client that neither asks nor listens for this long is
 LOCK_SECONDS = 15.0  # a service that retires (new code) releases the lock within this
 
 
-def lock_path(course: Path) -> Path:
-    """The lock the course's one service holds: in the course itself, so every process of the course agrees."""
-    return course / RECORDS / ".grading-service.lock"
+def lock_path(course: Path, name: str = NAME) -> Path:
+    """The lock the one service of the course's assignment ``name`` holds: in the course itself, so every process
+    of the course agrees."""
+    return course / records_folder(name) / ".grading-service.lock"
 
 
 def valid_student(name: object) -> bool:
@@ -199,6 +203,10 @@ def handle(conn: socket.socket, service: Service | Refusing) -> bool:
         send_message(conn, {"ok": False, "restart": True, "error": "the grader's code changed"})
         return True
     student = request.get("student")
+    if request.get("assignment", NAME) != NAME:  # never another assignment's grade from this one's suites
+        send_message(conn, {"ok": False, "error": f"this grading service grades {NAME}, not "
+                                                  f"{request.get('assignment')!r}"})
+        return False
     try:
         settings = Settings.from_dict(request.get("settings") or {}, "the request's settings")
     except SettingsError as err:
@@ -305,7 +313,7 @@ def run(options: ServiceOptions) -> int:
     if lock is None:
         log(f"another grading service serves {course}")
         return 0
-    path = socket_path(course)
+    path = socket_path(course, NAME)
     path.unlink(missing_ok=True)  # a service that died left it; we hold the lock, so no live one uses it
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     umask = os.umask(0o177)
@@ -322,7 +330,7 @@ def run(options: ServiceOptions) -> int:
         # the first grade, while its worker runs the notebook (collecting them here first would not overlap).
         with Grader(settings) as grader:
             assert grader.confinement is not None  # probed as the block was entered
-            log(f"serving {course} on {path}; {grader.confinement.line()}")
+            log(f"serving {NAME} of {course} on {path}; {grader.confinement.line()}")
             serve(listener, Service(course, grader), options.idle)
     except ConfinementUnavailable as why:  # nothing can be graded here: every request is told why, none is scored
         log(f"no sandbox on this machine: {why}")
