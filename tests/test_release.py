@@ -1,4 +1,6 @@
 """`make release`: real nbgrader output, no leaks (the check can fail), no drift."""
+from pathlib import Path
+
 import nbformat
 import pytest
 
@@ -134,3 +136,30 @@ def test_release_names_what_makes_the_parts_disagree(monkeypatch):
     assert any("python graded extra_part" in p for p in problems), problems
     with pytest.raises(build.SourceMismatch):
         build_source_notebook({**points, "extra_part": 0})
+
+
+def test_a_release_keeps_the_assignments_an_earlier_release_registered(tmp_path, monkeypatch, capsys):
+    """Guide trial, 2026-12-05: releasing week 8 added its line to build/course/nbgrader_config.py, then `make release`
+    (week 7) copied the template over it, and plain nbgrader left week 8's notebooks to its own kernel. Each line an
+    earlier release wrote stays; a package that is gone loses its line, and says so."""
+    from solutions.release.__main__ import refresh_config
+
+    package = tmp_path / "pkgs" / "week9_fake"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from autograder.plugin_api import Assignment\n"
+        "ASSIGNMENT = Assignment(name='week9_fake', parts={'p': ('f',)}, uses={}, package=__name__, suites='s',\n"
+        "                        reference='r', lab='l.py', notebook_source='n.md', student_notebook='a.ipynb',\n"
+        "                        served='week9_fake.served')\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "pkgs"))
+    course = tmp_path / "course"
+    course.mkdir()
+    config = course / "nbgrader_config.py"
+    config.write_text("c = get_config()\ngrade_in_sandbox(c, 'week9_fake')\ngrade_in_sandbox(c, \"gone_week3\")\n")
+    refresh_config(course)
+    text = config.read_text()
+    assert text.startswith(Path(release.__file__).with_name("nbgrader_config.py").read_text())  # the template's
+    assert text.count("grade_in_sandbox(c, 'week9_fake')") == 1
+    assert "gone_week3" not in text and "gone_week3 is no longer importable" in capsys.readouterr().err
+    refresh_config(course)  # again: nothing doubled
+    assert config.read_text() == text

@@ -13,6 +13,7 @@ update, and no student-CI template).
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,25 @@ def venv_env():
     return dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
 
 
+def refresh_config(course: Path) -> None:
+    """COURSE/nbgrader_config.py from this package's template, keeping each assignment package an earlier release
+    (of another assignment) registered with its own line: a release that dropped those lines would leave that
+    assignment's notebooks to nbgrader's own kernel (guide trial, 2026-12-05). A package that can no longer be
+    imported loses its line, said on stderr."""
+    from autograder.flows.nbgrader import graded
+    from autograder.flows.nbgrader.install import add_config
+
+    config = course / "nbgrader_config.py"
+    earlier = re.findall(r"^\s*grade_in_sandbox\(c,\s*['\"]([\w.]+)['\"]\s*\)", config.read_text(),
+                         re.M) if config.is_file() else []
+    shutil.copy(Path(__file__).with_name("nbgrader_config.py"), config)
+    for package in earlier:
+        try:
+            add_config(course, graded(package))
+        except ImportError:
+            print(f"  {config}: {package} is no longer importable; its line is dropped", file=sys.stderr)
+
+
 def build_course(course=COURSE, own_config=True, step=lambda name: None):
     """Write the course directory and run the real `nbgrader generate_assignment`; return the release.
 
@@ -50,7 +70,7 @@ def build_course(course=COURSE, own_config=True, step=lambda name: None):
         from autograder.flows.nbgrader.install import add_config
         from autograder.flows.nbgrader.kernelspec import install_kernel, kernel_spec_path
 
-        shutil.copy(Path(__file__).with_name("nbgrader_config.py"), course / "nbgrader_config.py")
+        refresh_config(course)
         add_config(course, CURRENT)  # already there for week 7 and week 6
         if CURRENT.kernel != KERNEL_NAME and not kernel_spec_path(kernel=CURRENT.kernel).exists():
             install_kernel(kernel=CURRENT.kernel)  # week 7's: `make install`, as before
@@ -102,6 +122,17 @@ def student_text(released):
     return nbformat.writes(released) + "\n"
 
 
+def _update_command() -> str:
+    """The command that regenerates the current assignment's files: `make release UPDATE=1` releases week 7 and week
+    6 unless AUTOGRADER_ASSIGNMENT names one (a new assignment's release must say so)."""
+    from autograder.plugin_api import ASSIGNMENT_VARIABLE, DEFAULT_ASSIGNMENT
+    from autograder.assignment import ASSIGNMENT as CURRENT_ASSIGNMENT
+
+    if CURRENT_ASSIGNMENT.package == DEFAULT_ASSIGNMENT:
+        return "make release UPDATE=1"
+    return f"{ASSIGNMENT_VARIABLE}={CURRENT_ASSIGNMENT.package} make release UPDATE=1"
+
+
 def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--update", action="store_true",
@@ -144,7 +175,7 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
     if stale and not args.update:
         print(f"RELEASE BLOCKED: {', '.join(str(_show(p)) for p in stale)} "
               f"{'differs' if len(stale) == 1 else 'differ'} from what the sources generate.\n"
-              "  Run `make release UPDATE=1` to regenerate, review the diff, and commit.", file=sys.stderr)
+              f"  Run `{_update_command()}` to regenerate, review the diff, and commit.", file=sys.stderr)
         return 1
     for path in stale:
         path.parent.mkdir(parents=True, exist_ok=True)
