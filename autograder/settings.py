@@ -7,11 +7,12 @@ to the worker (standard library only: parsing a command line must not import PyT
                              sandbox/config.py's WorkerConfig, the hidden suites through their Student)
 
 Where they come from, later ones winning: the defaults below; a TOML file beside the course
-(``week7-grader.toml`` in the working directory, or ``--config FILE``); the command line (every
+(``autograder.toml`` in the working directory, or ``--config FILE``; ``week7-grader.toml``, its former name,
+where it is the only one); the command line (every
 field is an option: ``--feedback``, ``--call-seconds`` ...); for the nbgrader flow, nbgrader_config.py
 (``c.SandboxGrading.<field>``, the same names); for Gradescope, the zip carries the file as data.
 
-    # week7-grader.toml
+    # autograder.toml
     feedback = "values"
     visibility = "after_published"
     [limits]
@@ -52,7 +53,16 @@ DEFAULT_VISIBILITY = "visible"
 
 # How workers are confined (autograder/sandbox/confinement.py probes what the machine allows).
 CONFINEMENTS = ("namespaces", "user-namespace", "landlock", "none")
-CONFIG_FILE = "week7-grader.toml"
+CONFIG_FILE = "autograder.toml"
+# Its name while the engine served week 7 alone: still read where it is the only one (a course folder set up then, and
+# an older Gradescope zip, whose own run_autograder names it), so nothing needs migrating.
+LEGACY_CONFIG_FILE = "week7-grader.toml"
+
+
+def config_path(workdir: Path) -> Path:
+    """The settings file of ``workdir``: autograder.toml, or week7-grader.toml where only that one is there."""
+    path, legacy = Path(workdir) / CONFIG_FILE, Path(workdir) / LEGACY_CONFIG_FILE
+    return legacy if not path.is_file() and legacy.is_file() else path
 
 
 def setting(default: Any, help: str, choices: tuple | None = None, option: str | None = None) -> Any:  # noqa: A002
@@ -234,7 +244,7 @@ def _option(f: dataclasses.Field) -> str:
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     """Every setting as an option, defaulting to "not given" (so that a file's value stands unless overridden)."""
-    group = parser.add_argument_group("settings (also from week7-grader.toml beside the course, or --config FILE)")
+    group = parser.add_argument_group(f"settings (also from {CONFIG_FILE} beside the course, or --config FILE)")
     group.add_argument("--config", metavar="FILE", help=f"a settings file (default: {CONFIG_FILE} in the working "
                                                         "directory, when there is one)")
     for f in [*fields(Settings), *fields(Limits)]:
@@ -261,10 +271,10 @@ def option_names() -> set[str]:
 
 
 def from_args(args: argparse.Namespace, workdir: Path | None = None) -> Settings:
-    """The defaults, then the settings file (``--config``, or week7-grader.toml in ``workdir``), then the options
+    """The defaults, then the settings file (``--config``, or autograder.toml in ``workdir``), then the options
     given on the command line. SettingsError for anything that cannot be."""
     config = getattr(args, "config", None)
-    path = Path(config) if config else (Path(workdir) / CONFIG_FILE if workdir else None)
+    path = Path(config) if config else (config_path(workdir) if workdir else None)
     settings = Settings.from_file(path) if path is not None and (config or path.is_file()) else Settings()
     given = {f.name: getattr(args, f.name) for f in [*fields(Settings), *fields(Limits)]
              if f.name != "limits" and getattr(args, f.name, None) is not None}
@@ -307,7 +317,7 @@ def markdown() -> str:
         "(`.venv/bin/python -m autograder settings --markdown > docs/settings.md`; do not edit by hand).",
         "",
         f"Where they come from, later ones winning: the defaults below; `{CONFIG_FILE}` in the working directory "
-        "(or `--config FILE`); the options of `grade`, `grade-all`, `written`, `crosscheck` and `make gradescope` "
+        f"(or `--config FILE`; `{LEGACY_CONFIG_FILE}`, its former name, where it is the only one); the options of `grade`, `grade-all`, `written`, `crosscheck` and `make gradescope` "
         "(the option column); in an nbgrader course, `c.SandboxGrading.<name>` in `nbgrader_config.py` (the same "
         f"names). `make gradescope` puts them in the zip as `{CONFIG_FILE}`. In the file, the limits go under "
         "`[limits]`. "

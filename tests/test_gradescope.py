@@ -299,13 +299,13 @@ def test_readme_local_run_with_relative_paths(cases):
 
 
 def test_the_settings_travel_in_the_zip_as_data(cases, score_only_zip, autograder_zip):
-    """The feedback level (and every other setting) is week7-grader.toml in the zip, which run_autograder hands on;
+    """The feedback level (and every other setting) is autograder.toml in the zip, which run_autograder hands on;
     the script itself is the same in every zip."""
     from autograder.settings import Settings
     with zipfile.ZipFile(score_only_zip) as archive, zipfile.ZipFile(autograder_zip) as default:
         script = archive.read("run_autograder").decode()
-        assert script == default.read("run_autograder").decode() and '--config "$SOURCE/week7-grader.toml"' in script
-        carried = archive.read("week7-grader.toml").decode()
+        assert script == default.read("run_autograder").decode() and '--config "$SOURCE/autograder.toml"' in script
+        carried = archive.read("autograder.toml").decode()
     assert Settings.from_dict(__import__("tomllib").loads(carried)) == Settings(feedback="score")
     results = cases["score_level"]["results"]
     shown = [t for t in results["tests"] if t.get("visibility") != "hidden"]  # hidden: the graders' written answers

@@ -205,11 +205,11 @@ def graded_blank_with_options(clone, out):
 
 
 def zipped(**settings):
-    """The zip carries these settings as data (week7-grader.toml: FEEDBACK=... is feedback, VISIBILITY=...)."""
+    """The zip carries these settings as data (autograder.toml: FEEDBACK=... is feedback, VISIBILITY=...)."""
     def check(clone, out):
         import tomllib
         with zipfile.ZipFile(clone / "build/gradescope/autograder.zip") as zf:
-            carried = tomllib.loads(zf.read("week7-grader.toml").decode())
+            carried = tomllib.loads(zf.read("autograder.toml").decode())
         for name, value in settings.items():
             assert carried[name.lower()] == value, f"the zip's settings have {name.lower()}={carried[name.lower()]!r}"
     return check

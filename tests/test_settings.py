@@ -201,3 +201,20 @@ def test_the_worker_config_is_a_view_of_the_limits():
     assert WorkerConfig().memory_mib == Limits().memory_mib
     with pytest.raises(SettingsError):
         WorkerConfig.from_json(b'{"limits": {"memory_mib": "4096"}}')
+
+
+def test_the_settings_file_and_its_former_name(tmp_path):
+    """autograder.toml in the working directory; week7-grader.toml (its name while the engine served week 7 alone) is
+    still read where it is the only one, so a course folder set up then needs no migration; the new name wins."""
+    import argparse
+
+    from autograder.settings import CONFIG_FILE, LEGACY_CONFIG_FILE, config_path, from_args
+
+    assert (CONFIG_FILE, LEGACY_CONFIG_FILE) == ("autograder.toml", "week7-grader.toml")
+    assert config_path(tmp_path) == tmp_path / CONFIG_FILE  # neither: the new name, not read
+    assert from_args(argparse.Namespace(), tmp_path).feedback == Settings().feedback
+    (tmp_path / LEGACY_CONFIG_FILE).write_text('feedback = "score"\n')
+    assert config_path(tmp_path) == tmp_path / LEGACY_CONFIG_FILE
+    assert from_args(argparse.Namespace(), tmp_path).feedback == "score"
+    (tmp_path / CONFIG_FILE).write_text('feedback = "checks"\n')
+    assert from_args(argparse.Namespace(), tmp_path).feedback == "checks"

@@ -177,6 +177,19 @@ def test_fcntl_refuses_record_locks_leases_and_notifications_only(policy):
         assert run(rows, nr(name)) == ENOSYS, name
 
 
+@pytest.mark.parametrize("policy", [syscalls.Policy(), SHARED], ids=["namespaces", "landlock"])
+def test_mmap_refuses_shared_anonymous_memory_only(policy):
+    """Red team 6 (shared_window): a shared anonymous object keeps every page written while one page stays mapped,
+    and a keeper cannot read its size: 5 GiB held past the cap. MAP_SHARED_VALIDATE (0x03) shares too."""
+    rows, mmap_ = syscalls.program(MACHINE, policy), nr("mmap")
+    private, anonymous, shared, validate, fixed, populate = 0x02, 0x20, 0x01, 0x03, 0x10, 0x8000
+    for flags_ in (shared | anonymous, validate | anonymous, shared | anonymous | fixed | populate):
+        assert run(rows, mmap_, args=[0, 1 << 30, 3, flags_, -1 & 0xFFFFFFFFFFFFFFFF, 0]) == EPERM, hex(flags_)
+    for flags_ in (private | anonymous, private | anonymous | populate, shared, validate, private):  # files, malloc
+        assert run(rows, mmap_, args=[0, 1 << 20, 3, flags_, 3, 0]) == ALLOW, hex(flags_)
+    assert run(rows, mmap_, args=[0, 4096, 3, private | anonymous | 1 << 32, -1 & 0xFFFFFFFFFFFFFFFF, 0]) == ALLOW
+
+
 def test_other_abis_are_refused_whole():
     rows = syscalls.program(MACHINE)
     i386 = 0x40000003
@@ -261,6 +274,16 @@ with tempfile.TemporaryFile() as f:
     f.write(b"y" * 4096)
     f.flush()
     print("splice", outcome(libc.splice(f.fileno(), None, w, None, ctypes.c_size_t(1), 0)))
+import mmap
+try:
+    mmap.mmap(-1, 1 << 20)  # Python's default for an anonymous map: MAP_SHARED
+    print("shared anonymous ok")
+except OSError as err:
+    print("shared anonymous", errno.errorcode[err.errno])
+print("private anonymous", len(mmap.mmap(-1, 1 << 20, flags=mmap.MAP_PRIVATE)) == 1 << 20)
+with tempfile.TemporaryFile() as f:
+    f.truncate(1 << 20)
+    print("shared file", len(mmap.mmap(f.fileno(), 1 << 20, flags=mmap.MAP_SHARED)) == 1 << 20)
 import numpy, torch
 torch.manual_seed(0)
 with open("/etc/os-release") as f:
@@ -282,5 +305,5 @@ def test_installed_the_refused_calls_fail_and_nothing_a_notebook_needs_does(mode
                      "prctl dumpable EPERM 1", "prctl name ok", "posix lock ENOLCK", "ofd lock ENOLCK", "flock ok",
                      "getfl ok", "inotify ENOSYS", "epoll ENOSYS",
                      "chmod EPERM" if shared else "chmod ok", "thread True", "subprocess hi", "shutil copy True",
-                     "splice ENOSYS",
+                     "splice ENOSYS", "shared anonymous EPERM", "private anonymous True", "shared file True",
                      "torch 6.0 True 1.0"], lines

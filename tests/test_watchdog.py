@@ -422,3 +422,45 @@ def test_a_process_started_while_the_sample_read_is_read_too(monkeypatch):
             os.waitpid(child, 0)
         except (ProcessLookupError, ChildProcessError):
             pass
+
+
+def test_a_deleted_file_only_mapped_is_charged_as_the_largest_file(tmp_path):
+    """Red team 6 (mapped_page_of_deleted): 16 files of 63 MiB in the scratch folder, one page of each mapped (with
+    ctypes: no descriptor kept), closed and unlinked, were charged a page each, and 1 GiB stayed on the host's disk
+    past the 256 MiB cap at score 100. A keeper without CAP_SYS_ADMIN cannot read such a file's size, so a mapping
+    of a deleted scratch file is charged the largest file the worker may write."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    ready_r, ready_w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            path = str(scratch / "gone")
+            fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+            os.write(fd, b"d" * (8 << 20))
+            mmap_ = LIBC.mmap
+            mmap_.restype, mmap_.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                                                             ctypes.c_int, ctypes.c_int, ctypes.c_long]
+            assert mmap_(None, 4096, 1, 1, fd, 0) not in (None, ctypes.c_void_p(-1).value)  # PROT_READ, MAP_SHARED
+            os.close(fd)
+            os.unlink(path)
+            os.write(ready_w, b"r")
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(ready_r, 1) == b"r"
+        where = f"/proc/{child}"
+        assert budget._unnamed_bytes({child: where}, str(scratch)) == (4096, [])  # what the mapping shows
+        assert budget._unnamed_bytes({child: where}, str(scratch), 64 << 20) == (64 << 20, [])
+        dog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=256, disk_mib=32, scratch=str(scratch),
+                              tree=False, file_mib=64)
+        assert not dog.check() and "work directory holds 64 MiB" in dog.fired, dog.fired
+    finally:
+        try:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(ready_r)
+        os.close(ready_w)

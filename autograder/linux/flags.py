@@ -51,6 +51,10 @@ CLONE_NEW_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | 
     | CLONE_NEWNET  # every flag of clone(2) that makes a namespace
 CLONE_PARENT = 0x00008000  # the child gets its caller's parent (a sibling, not a child, of the caller)
 
+# mmap(2) flags (asm-generic/mman-common.h, linux/mman.h): MAP_SHARED_VALIDATE (0x03) has the MAP_SHARED bit too
+MAP_SHARED = 0x01
+MAP_ANONYMOUS = 0x20
+
 # mount(2) and umount2(2) (sys/mount.h)
 MS_RDONLY = 1
 MS_NOSUID = 2

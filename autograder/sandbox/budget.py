@@ -498,8 +498,9 @@ class Watchdog:
     def __init__(self, keeper_pid: int, memory_mib: int, processes: int, worker: int | None = None, disk_mib: int = 0,
                  scratch: str | None = None, tree: bool = True,
                  starts_per_second: int = Limits.starts_per_second,
-                 scratch_entries: int = Limits.scratch_entries) -> None:
+                 scratch_entries: int = Limits.scratch_entries, file_mib: int = Limits.file_mib) -> None:
         self.keeper, self.cap, self.processes = keeper_pid, memory_mib << 20, processes
+        self.file_mib = file_mib  # what a deleted file that is only mapped is charged at least (_unnamed_bytes)
         # a tree that changes pid faster than it is sampled hides its memory (docs/history.md: pid_hopping)
         self.starts_per_second, self.scratch_entries = starts_per_second, scratch_entries
         self.tree = tree  # the tree's memory and processes too (False: a control group bounds them)
@@ -560,7 +561,8 @@ class Watchdog:
         # processes it had not seen, biggest first (docs/history.md: slow_hop). Three passes at most.
         for _ in range(RELIST_PASSES):
             if self.scratch:  # what the batch holds in unlinked files, while it lives
-                found, denied = _unnamed_bytes({pid: where for pid, (where, _) in batch.items()}, self.scratch)
+                found, denied = _unnamed_bytes({pid: where for pid, (where, _) in batch.items()}, self.scratch,
+                                               self.file_mib << 20)
                 unnamed, refused = unnamed + found, refused + denied
             if self.tree:
                 for pid, (where, status) in sorted(batch.items(), key=lambda item: -_listed_bytes(item[1][1])):
@@ -658,11 +660,13 @@ def kill_descendants(pid, group=None, seconds=5.0):
         time.sleep(0.005)
 
 
-def _unnamed_bytes(tree: dict[int, str], scratch: str) -> tuple[int, list[int]]:
+def _unnamed_bytes(tree: dict[int, str], scratch: str, file_bytes: int = 0) -> tuple[int, list[int]]:
     """What the tree holds in files of its scratch file system that no directory shows: open but unlinked (or
     O_TMPFILE) files, and mappings of deleted files there (docs/history.md: unnamed_files).
-    ``tree``: {pid: the /proc directory it is seen through (see _view)}.
-    (bytes, [pids whose fd or maps /proc refused us])."""
+    ``tree``: {pid: the /proc directory it is seen through (see _view)}. A deleted file only mapped is charged at
+    least ``file_bytes`` (the largest file the worker may write): its size is out of a keeper's reach without
+    CAP_SYS_ADMIN (/proc/PID/map_files), and one page mapped keeps every block (docs/history.md:
+    mapped_page_of_deleted). (bytes, [pids whose fd or maps /proc refused us])."""
     try:
         device = os.stat(scratch).st_dev
     except OSError:
@@ -693,7 +697,7 @@ def _unnamed_bytes(tree: dict[int, str], scratch: str) -> tuple[int, list[int]]:
                             and fields[5].startswith(scratch) and (fields[3], fields[4]) not in seen:
                         seen.add((fields[3], fields[4]))
                         start, stop = (int(x, 16) for x in fields[0].split("-"))
-                        used += stop - start
+                        used += max(stop - start, file_bytes)
         except OSError as err:
             if err.errno in REFUSED_ERRNOS:
                 refused.append(pid)

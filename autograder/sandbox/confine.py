@@ -34,6 +34,9 @@ def name_host():
 SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
 SYSTEM_PATHS = tuple("/" + name for name in SYSTEM_DIRS)
 DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9), "tty": (5, 0)}
+# Opened for writing and mapped MAP_SHARED, /dev/zero is shared anonymous memory, which the system-call filter refuses
+# (syscalls.py: MMAP_SHARED_ANONYMOUS): the worker may only read it. Reading a shared mapping of it allocates nothing.
+READ_ONLY_DEVICES = ("zero",)
 NEW_ROOT = "/tmp"  # where the new root is assembled (a fresh tmpfs, in the worker's mount namespace only)
 
 
@@ -121,10 +124,13 @@ def _build_dev(dev, disk, has_mqueue):
     """A minimal /dev: the harmless character devices, the usual links, a private /dev/shm."""
     mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
     for name, (major, minor) in DEVICES.items():
+        mode = 0o444 if name in READ_ONLY_DEVICES else 0o666
         try:
-            os.mknod(f"{dev}/{name}", stat.S_IFCHR | 0o666, os.makedev(major, minor))
-            os.chmod(f"{dev}/{name}", 0o666)
+            os.mknod(f"{dev}/{name}", stat.S_IFCHR | mode, os.makedev(major, minor))
+            os.chmod(f"{dev}/{name}", mode)
         except OSError:  # no CAP_MKNOD (some containers): bind the host's node instead
+            if name in READ_ONLY_DEVICES:  # the host's node is writable by all, and a bind keeps its mode: none
+                continue
             if os.path.exists(f"/dev/{name}"):
                 open(f"{dev}/{name}", "w").close()
                 mount(f"/dev/{name}", f"{dev}/{name}", None, MS_BIND)

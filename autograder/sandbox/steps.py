@@ -307,7 +307,10 @@ class Landlock(Step):
         rules = landlock.grants([*confine.SYSTEM_PATHS, *config.keep, "/proc", "/sys/devices/system/cpu"],
                                 config.hidden)
         rules += [landlock.Rule(ctx.work, landlock.WRITE)]
-        rules += [landlock.Rule(f"/dev/{name}", landlock.DEVICE) for name in confine.DEVICES if name != "tty"]
+        rules += [landlock.Rule(f"/dev/{name}", landlock.DEVICE) for name in confine.DEVICES
+                  if name not in ("tty", *confine.READ_ONLY_DEVICES)]
+        # /dev/zero only to read: opened for writing and mapped shared, it is shared anonymous memory (syscalls.py)
+        rules += [landlock.Rule(f"/dev/{name}", landlock.LANDLOCK_ACCESS_FS_READ_FILE) for name in confine.READ_ONLY_DEVICES]
         landlock.restrict(rules, config.landlock_abi)
 
 

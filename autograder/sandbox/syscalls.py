@@ -12,7 +12,8 @@ falls back instead of crashing. A few calls are answered EPERM, as an unprivileg
 * clone with a CLONE_NEW* flag or CLONE_PARENT (clone3, whose flags a filter cannot read, answers ENOSYS and
   glibc falls back to clone); fscrypt's key ioctls (they add keys too); every prctl option but a few
   (PRCTL_ALLOWED: PR_SET_DUMPABLE blinded the watchdog); fcntl's record locks, leases and directory
-  notifications (FCNTL_REFUSED: kernel memory nothing counts);
+  notifications (FCNTL_REFUSED: kernel memory nothing counts); mmap of shared anonymous memory (its kernel
+  object keeps every page written after all but one page are unmapped, and a keeper cannot read its size);
 * every call of another ABI (the 32-bit int 0x80 entry, x32 numbers), which would otherwise
   reach the same calls under other numbers.
 
@@ -125,7 +126,15 @@ KEY_IOCTLS = {name: getattr(flags, name) for name in ("FS_IOC_ADD_ENCRYPTION_KEY
 # clone: a namespace of its own, or a child given the caller's parent (a process that changes pid so leaves no orphan
 # for the keeper to count: docs/history.md, parent_hop). glibc's fork and pthread_create use neither.
 CLONE_REFUSED = CLONE_NEW_FLAGS | flags.CLONE_PARENT
-ARGUMENTS_LOOKED_AT = ("clone", "ioctl", "prctl", "fcntl")  # allowed, with a look at one argument (_blocks)
+# mmap, by its flags: MAP_SHARED|MAP_ANONYMOUS makes a shmem object that keeps every page written while one page of it
+# stays mapped. The watchdog charged such an object up to the end of what is mapped; unmapped but for its first page,
+# two 2.5 GiB objects were charged 4 KiB each and held 5 GiB past the cap for 15 s at score 100 (red team 6,
+# docs/history.md: shared_window); a keeper without CAP_SYS_ADMIN cannot read the object's size (map_files). No
+# honest grade maps shared anonymous memory: Python's multiprocessing maps files, PyTorch shares memory through
+# files or memfds. EPERM, as mmap answers where a policy forbids. (Shared /dev/zero is the same object: the worker
+# may only read /dev/zero, and a read-only mapping of it allocates nothing.)
+MMAP_SHARED_ANONYMOUS = flags.MAP_SHARED | flags.MAP_ANONYMOUS
+ARGUMENTS_LOOKED_AT = ("clone", "ioctl", "prctl", "fcntl", "mmap")  # allowed, with a look at one argument (_blocks)
 
 
 @dataclass(frozen=True)
@@ -188,6 +197,10 @@ def _blocks(machine, policy):
     fcntl += [(BPF_RET_K, 0, 0, ALLOW)]
     rows = _when(numbers["clone"], clone) + _when(numbers["ioctl"], ioctl) + _when(numbers["prctl"], prctl)
     rows += _when(numbers["fcntl"], fcntl)
+    # flags & MAP_ANONYMOUS, then flags & MAP_SHARED: both -> EPERM (the flags are an int: the low 32 bits)
+    mmap = [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(3)), (BPF_JSET_K, 0, 2, flags.MAP_ANONYMOUS),
+            (BPF_JSET_K, 0, 1, flags.MAP_SHARED), (BPF_RET_K, 0, 0, EPERM), (BPF_RET_K, 0, 0, ALLOW)]
+    rows += _when(numbers["mmap"], mmap)
     if policy.self_only:
         for name, required in SELF_ONLY.items():
             rows += _when(numbers[name], _arguments_are(required))

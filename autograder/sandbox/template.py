@@ -160,7 +160,7 @@ def _watch(worker, ctx, scratch):
     watchdog = None if ctx.group and not scratch else budget.Watchdog(
         os.getpid(), config.memory_mib, config.processes, worker=worker, disk_mib=config.disk_mib,
         scratch=scratch, tree=ctx.group is None, starts_per_second=config.starts_per_second,
-        scratch_entries=config.scratch_entries)
+        scratch_entries=config.scratch_entries, file_mib=config.file_mib)
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG if watchdog else 0)

@@ -11,8 +11,8 @@ secret files (SECRET_FILES, in the working directory's build/) when they exist: 
 under /autograder/source, which the sandboxed worker never sees. The same zip comes out of a
 checkout and of an installed package (the members are named by their checkout paths).
 
-What it grades with travels as data: week7-grader.toml at the zip's root, the course's
-settings (autograder/settings.py: the working directory's week7-grader.toml, then these
+What it grades with travels as data: autograder.toml at the zip's root, the course's
+settings (autograder/settings.py: the working directory's autograder.toml, then these
 options, e.g. --feedback or FEEDBACK=... given to make, --visibility or VISIBILITY=...),
 which run_autograder hands to the grader; no script is rewritten.
 """
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...assignment import ASSIGNMENT, GRADER, GRADER_LOCK, NOTEBOOK_FILE, named_files, workdir
-from ...settings import CONFIG_FILE, Settings, add_options
+from ...settings import CONFIG_FILE, Settings, add_options, config_path
 
 HERE = Path(__file__).resolve().parent
 OUT = workdir() / "build" / "gradescope" / "autograder.zip"
@@ -36,7 +36,7 @@ OUT = workdir() / "build" / "gradescope" / "autograder.zip"
 # Per-course secrets (e.g. the key probes are drawn from), relative to the working directory: copied when
 # present, at the same path (on Gradescope the source folder is the working directory).
 SECRET_FILES = ("build/secret.key",)
-SETTINGS_FILE = CONFIG_FILE  # at the zip's root: /autograder/source/week7-grader.toml
+SETTINGS_FILE = CONFIG_FILE  # at the zip's root: /autograder/source/autograder.toml
 # At the zip's root too: the package of the assignment the zip grades (one line), which run_autograder exports as
 # $AUTOGRADER_ASSIGNMENT (plugin_api.py's discovery rule) before the grader starts: the zip grades the assignment
 # it was built for, whichever one that is.
@@ -75,7 +75,7 @@ def _add(archive, name, data, executable=False, mode=None):
 def build(out=OUT, settings=None):
     """The zip at ``out``, grading with ``settings`` (default: the working directory's settings file, if any)."""
     if settings is None:
-        path = workdir() / CONFIG_FILE
+        path = config_path(workdir())
         settings = Settings.from_file(path) if path.is_file() else Settings()
     requirements = GRADER_LOCK.read_text()
     loose = loose_pins(requirements)

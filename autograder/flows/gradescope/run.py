@@ -138,7 +138,7 @@ def written_answers(notebook, notebook_mib: int) -> dict:
 
 @dataclass(frozen=True)
 class RunOptions:
-    """run_autograder's own options (what it grades with is the Settings: the zip's week7-grader.toml)."""
+    """run_autograder's own options (what it grades with is the Settings: the zip's autograder.toml)."""
     root: str
     hide: list[str]
 

@@ -1,4 +1,4 @@
-"""Shared anonymous objects written whole, then unmapped but for their first page: the watchdog charges each object the reach of what is still mapped (4 KiB) while it keeps every page (red team 6: 5 GiB held 15 s past the 4 GiB cap at 100 in user, user-no-userns, docker-root, k8s-pod); attacks the memory budget of the worker tree; every part keeps full points."""
+"""Shared anonymous objects written whole, then unmapped but for their first page: the watchdog charged each object the reach of what is still mapped (4 KiB) while it keeps every page (red team 6: 5 GiB held 15 s past the 4 GiB cap at 100 in user, user-no-userns, docker-root, k8s-pod; now MAP_SHARED|MAP_ANONYMOUS answers EPERM); attacks the memory budget of the worker tree; every part keeps full points."""
 from autograder.assignment import PART_IDS
 ATTACKS = []
 KEEPS = list(PART_IDS)

@@ -1,9 +1,12 @@
-"""Scratch files of 63 MiB, each mapped one page (ctypes mmap: no fd kept), closed and unlinked: the watchdog charges a mapping of a deleted file its length (4 KiB), not the file's blocks (red team 6: 1008 MiB held 15 s past the 256 MiB disk cap at 100 in user-no-userns, docker-root, k8s-pod); attacks the scratch budget; every part keeps full points."""
+"""Scratch files of 63 MiB, each mapped one page (ctypes mmap: no fd kept), closed and unlinked: the watchdog charged a mapping of a deleted file its length (4 KiB), not the file's blocks (red team 6: 1008 MiB held 15 s past the 256 MiB disk cap at 100 in user-no-userns, docker-root, k8s-pod; now charged the largest file); attacks the scratch budget; every part keeps full points."""
 from autograder.assignment import PART_IDS
 ATTACKS = []
 KEEPS = list(PART_IDS)
 NEVER = ["RT6: 16 deleted files"]  # printed only by a cell that held it to the end
 EXPECT = []  # where the tree is killed, so is the cell that would report
+# Landlock modes: the watchdog charges each mapped deleted scratch file the largest file the worker may write, and ends
+# the tree (a tmpfs scratch, under namespaces, says ENOSPC first).
+WATCHDOG = "worker tree killed at its budget: its work directory holds"
 ADD = [(None, r'''
 import ctypes as _ct, os as _os, time as _time
 _libc = _ct.CDLL(None, use_errno=True)
