@@ -22,6 +22,8 @@ from autograder.plugin_api import ASSIGNMENT_VARIABLE, load
 WEEK6 = load("solutions.week6_bigram")
 STUDENT_NB = ROOT / WEEK6.student_notebook
 TOTAL = 100.0
+# Every test grades or releases for real, in fresh processes (30-60 s in all): make test runs them, make test-fast not.
+pytestmark = pytest.mark.slow
 
 
 def _env():
