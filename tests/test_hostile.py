@@ -40,7 +40,8 @@ from tests.points import points, total
 GROUPS = {
     "time": (240, ["infinite_loop", "ignore_signals", "endless_thread"]),
     "resources": (200, ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",
-                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files", "too_deep", "mapped_page_of_deleted"]),
+                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files", "too_deep", "mapped_page_of_deleted",
+                        "hidden_fd_table", "preallocated"]),
     "exits": (150, ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"]),
     "lies": (150, ["patch_asserts", "tensor_subclass", "pickle_return", "patch_failures"]),

@@ -190,6 +190,24 @@ def test_mmap_refuses_shared_anonymous_memory_only(policy):
     assert run(rows, mmap_, args=[0, 4096, 3, private | anonymous | 1 << 32, -1 & 0xFFFFFFFFFFFFFFFF, 0]) == ALLOW
 
 
+def test_threads_share_their_open_files_and_fallocate_keeps_to_the_file_size():
+    """Red team 7: a thread with a table of open files of its own kept unlinked files /proc/PID/fd never shows
+    (hidden_fd_table, 4.5 GiB), and FALLOC_FL_KEEP_SIZE allocated 2 GiB behind a file RLIMIT_FSIZE holds to 64 MiB
+    (preallocated)."""
+    import errno
+    rows, clone, fallocate = syscalls.program(MACHINE), nr("clone"), nr("fallocate")
+    thread_flags, fork_flags, files, thread = 0x003D0F00, 0x01200011, 0x400, 0x10000  # pthread_create's, fork's
+    assert run(rows, clone, args=[thread_flags]) == ALLOW and run(rows, clone, args=[fork_flags]) == ALLOW
+    assert run(rows, clone, args=[thread_flags & ~files]) == EPERM
+    assert run(rows, clone, args=[thread | 0x100 | 17]) == EPERM  # CLONE_VM only: the raw clone of the attack
+    assert run(rows, clone, args=[(fork_flags & ~thread) & ~files]) == ALLOW  # a process: its table is listed
+    unsupported = seccomp.SECCOMP_RET_ERRNO | errno.EOPNOTSUPP
+    for mode in (0x01, 0x03, 0x11, 0x01 | 1 << 32):  # KEEP_SIZE, punching a hole, KEEP_SIZE|UNSHARE
+        assert run(rows, fallocate, args=[3, mode, 0, 1 << 30]) == unsupported, hex(mode)
+    for mode in (0, 0x10, 0x20):  # plain (posix_fallocate), ZERO_RANGE... only without KEEP_SIZE
+        assert run(rows, fallocate, args=[3, mode, 0, 1 << 20]) == ALLOW, hex(mode)
+
+
 def test_other_abis_are_refused_whole():
     rows = syscalls.program(MACHINE)
     i386 = 0x40000003
@@ -284,6 +302,11 @@ print("private anonymous", len(mmap.mmap(-1, 1 << 20, flags=mmap.MAP_PRIVATE)) =
 with tempfile.TemporaryFile() as f:
     f.truncate(1 << 20)
     print("shared file", len(mmap.mmap(f.fileno(), 1 << 20, flags=mmap.MAP_SHARED)) == 1 << 20)
+with tempfile.TemporaryFile() as f:
+    print("fallocate keep size", outcome(libc.fallocate(f.fileno(), 1, ctypes.c_long(0), ctypes.c_long(1 << 20))))
+    print("posix_fallocate", os.posix_fallocate(f.fileno(), 0, 1 << 20) is None)
+print("raw thread without its files", outcome(libc.syscall(nr("clone"), ctypes.c_ulong(0x10000 | 0x800 | 0x100),
+                                                            None, None, None, None)))
 import numpy, torch
 torch.manual_seed(0)
 with open("/etc/os-release") as f:
@@ -306,4 +329,5 @@ def test_installed_the_refused_calls_fail_and_nothing_a_notebook_needs_does(mode
                      "getfl ok", "inotify ENOSYS", "epoll ENOSYS",
                      "chmod EPERM" if shared else "chmod ok", "thread True", "subprocess hi", "shutil copy True",
                      "splice ENOSYS", "shared anonymous EPERM", "private anonymous True", "shared file True",
+                     "fallocate keep size ENOTSUP", "posix_fallocate True", "raw thread without its files EPERM",
                      "torch 6.0 True 1.0"], lines

@@ -50,6 +50,11 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEW_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID \
     | CLONE_NEWNET  # every flag of clone(2) that makes a namespace
 CLONE_PARENT = 0x00008000  # the child gets its caller's parent (a sibling, not a child, of the caller)
+CLONE_FILES = 0x00000400  # the child shares its caller's table of open files
+CLONE_THREAD = 0x00010000  # the child is a thread of its caller's process
+
+# fallocate(2) modes (linux/falloc.h)
+FALLOC_FL_KEEP_SIZE = 0x01  # allocate past the end without growing the file: RLIMIT_FSIZE is not checked
 
 # mmap(2) flags (asm-generic/mman-common.h, linux/mman.h): MAP_SHARED_VALIDATE (0x03) has the MAP_SHARED bit too
 MAP_SHARED = 0x01

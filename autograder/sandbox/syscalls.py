@@ -9,7 +9,7 @@ falls back instead of crashing. A few calls are answered EPERM, as an unprivileg
   new namespaces, mounts and sockets (round 6: a tmpfs of the worker's own, and 6 GiB queued in
   socket buffers, where no control group can be made; the worker's one socket to the grader is
   inherited); ptrace and the cross-process memory calls; capset;
-* clone with a CLONE_NEW* flag or CLONE_PARENT (clone3, whose flags a filter cannot read, answers ENOSYS and
+* clone with a CLONE_NEW* flag or CLONE_PARENT, or a thread with open files of its own (clone3, whose flags a filter cannot read, answers ENOSYS and
   glibc falls back to clone); fscrypt's key ioctls (they add keys too); every prctl option but a few
   (PRCTL_ALLOWED: PR_SET_DUMPABLE blinded the watchdog); fcntl's record locks, leases and directory
   notifications (FCNTL_REFUSED: kernel memory nothing counts); mmap of shared anonymous memory (its kernel
@@ -126,6 +126,12 @@ KEY_IOCTLS = {name: getattr(flags, name) for name in ("FS_IOC_ADD_ENCRYPTION_KEY
 # clone: a namespace of its own, or a child given the caller's parent (a process that changes pid so leaves no orphan
 # for the keeper to count: docs/history.md, parent_hop). glibc's fork and pthread_create use neither.
 CLONE_REFUSED = CLONE_NEW_FLAGS | flags.CLONE_PARENT
+# A thread with a table of open files of its own (CLONE_THREAD without CLONE_FILES): /proc/PID/fd shows the process's
+# main table only, so a file it alone keeps open, unlinked, is seen by nobody (red team 7, hidden_fd_table: 4.5 GiB on
+# the host's disk, or in a tmpfs /tmp, past the cap at score 100). glibc's pthread_create always shares the table.
+# fallocate with FALLOC_FL_KEEP_SIZE allocates past a file's end without RLIMIT_FSIZE's check (red team 7,
+# preallocated: 2 GiB behind each file charged 64 MiB): it answers EOPNOTSUPP, as on a file system without it, and
+# callers fall back (posix_fallocate uses mode 0).
 # mmap, by its flags: MAP_SHARED|MAP_ANONYMOUS makes a shmem object that keeps every page written while one page of it
 # stays mapped. The watchdog charged such an object up to the end of what is mapped; unmapped but for its first page,
 # two 2.5 GiB objects were charged 4 KiB each and held 5 GiB past the cap for 15 s at score 100 (red team 6,
@@ -134,7 +140,7 @@ CLONE_REFUSED = CLONE_NEW_FLAGS | flags.CLONE_PARENT
 # files or memfds. EPERM, as mmap answers where a policy forbids. (Shared /dev/zero is the same object: the worker
 # may only read /dev/zero, and a read-only mapping of it allocates nothing.)
 MMAP_SHARED_ANONYMOUS = flags.MAP_SHARED | flags.MAP_ANONYMOUS
-ARGUMENTS_LOOKED_AT = ("clone", "ioctl", "prctl", "fcntl", "mmap")  # allowed, with a look at one argument (_blocks)
+ARGUMENTS_LOOKED_AT = ("clone", "ioctl", "prctl", "fcntl", "mmap", "fallocate")  # allowed, with a look at one argument (_blocks)
 
 
 @dataclass(frozen=True)
@@ -182,7 +188,10 @@ def _blocks(machine, policy):
         return [row for name in names if numbers[name] is not None for row in _when(numbers[name], block())]
 
     clone = [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(0)), (BPF_JSET_K, 0, 1, CLONE_REFUSED), (BPF_RET_K, 0, 0, EPERM),
+             (BPF_JSET_K, 0, 2, flags.CLONE_THREAD), (BPF_JSET_K, 1, 0, flags.CLONE_FILES), (BPF_RET_K, 0, 0, EPERM),
              (BPF_RET_K, 0, 0, ALLOW)]
+    fallocate = [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(1)), (BPF_JSET_K, 0, 1, flags.FALLOC_FL_KEEP_SIZE),
+                 (BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.EOPNOTSUPP), (BPF_RET_K, 0, 0, ALLOW)]
     ioctl = [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(1))]
     for i, cmd in enumerate(KEY_IOCTLS.values()):
         ioctl.append((BPF_JEQ_K, len(KEY_IOCTLS) - i, 0, cmd))
@@ -200,7 +209,7 @@ def _blocks(machine, policy):
     # flags & MAP_ANONYMOUS, then flags & MAP_SHARED: both -> EPERM (the flags are an int: the low 32 bits)
     mmap = [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(3)), (BPF_JSET_K, 0, 2, flags.MAP_ANONYMOUS),
             (BPF_JSET_K, 0, 1, flags.MAP_SHARED), (BPF_RET_K, 0, 0, EPERM), (BPF_RET_K, 0, 0, ALLOW)]
-    rows += _when(numbers["mmap"], mmap)
+    rows += _when(numbers["mmap"], mmap) + _when(numbers["fallocate"], fallocate)
     if policy.self_only:
         for name, required in SELF_ONLY.items():
             rows += _when(numbers[name], _arguments_are(required))
