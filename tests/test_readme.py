@@ -406,6 +406,15 @@ PLAN = {
     ".venv/bin/python -m autograder.flows.nbgrader.hand build/course written/hand.csv --dry-run": run(
         has("would change ada q1_positions: empty -> 5")),  # writing it: test_written
     "make student-repo": run(student_repo),
+    "AUTOGRADER_ASSIGNMENT=solutions.week6_bigram make student-repo": skip(
+        "week 6's student repository: tests/test_second_assignment.py runs week 6's parts file and public checks on an "
+        "honest and a blank notebook"),
+    "AUTOGRADER_ASSIGNMENT=solutions.week6_bigram": prose("names the variable the commands around it set"),
+    f"AUTOGRADER_ASSIGNMENT=solutions.week6_bigram .venv/bin/python -m autograder install-nbgrader {INSTRUCTOR_COURSE}": skip(
+        "the second assignment into the same course: tests/test_nbgrader_two_assignments.py installs both with "
+        "install-nbgrader, the variable naming week 6's package, beside an ordinary nbgrader assignment"),
+    f"cd {INSTRUCTOR_COURSE} && nbgrader autograde week6_bigram && nbgrader autograde week7_attention": skip(
+        "tests/test_nbgrader_two_assignments.py runs both plain autogrades in one course and checks the gradebook"),
     "make student-ci-check": run(has(f"0 / {PARTS} parts pass"), returncode=2),
     "make student-ci-check NOTEBOOK=submissions/ada.ipynb": dry(
         "the workflow's line as above on another notebook (~10 s); make -n checks that notebook is the one copied; "
