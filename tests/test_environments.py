@@ -49,19 +49,19 @@ GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "no
           "exits": ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"],
           "resources": ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",
-                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files", "too_deep",
-                        "mapped_page_of_deleted", "hidden_fd_table", "preallocated"],
+                        "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files", "too_deep"],
+          "disk": ["mapped_page_of_deleted", "hidden_fd_table", "preallocated"],
           "kernel": ["hide_from_watchdog", "hide_unnamed_files", "page_tables", "slow_watchdog", "zombie_leader",
                      "zombie_files", "shared_anonymous", "pid_hopping", "parent_hop", "pipe_folios",
                      "slow_hop", "shared_window"]}
 CAMPAIGNS_AT_ONCE = 2
-BUDGET = {"reach": 120, "escape": 150, "exits": 150, "resources": 200, "kernel": 200}
+BUDGET = {"reach": 120, "escape": 150, "exits": 150, "resources": 200, "kernel": 200, "disk": 150}
 
 
 def groups_for(name):
     """Every group; resources and kernel where the watchdog bounds the tree (the control group's is
     test_containment's and test_hostile's)."""
-    return [g for g in GROUPS if g not in ("resources", "kernel") or name in ("user", "docker-root", "k8s-pod")]
+    return [g for g in GROUPS if g not in ("resources", "kernel", "disk") or name in ("user", "docker-root", "k8s-pod")]
 
 
 class Run:
