@@ -50,7 +50,7 @@ GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "no
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"],
           "resources": ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",
                         "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files", "too_deep"],
-          "disk": ["mapped_page_of_deleted", "hidden_fd_table", "preallocated"],
+          "disk": ["hidden_fd_table", "preallocated", "mapped_page_of_deleted"],
           "kernel": ["hide_from_watchdog", "hide_unnamed_files", "page_tables", "slow_watchdog", "zombie_leader",
                      "zombie_files", "shared_anonymous", "pid_hopping", "parent_hop", "pipe_folios",
                      "slow_hop", "shared_window"]}

@@ -43,7 +43,7 @@ GROUPS = {
                         "memory_unmapped", "userns_tmpfs", "socket_buffers", "unnamed_files", "too_deep"]),
     # Files the watchdog could not see (red teams 6 and 7): a notebook of their own, so that the worker deaths they
     # cause where the watchdog ends the tree do not add up, with the resources group's, to the grade's limit of deaths.
-    "disk": (150, ["mapped_page_of_deleted", "hidden_fd_table", "preallocated"]),
+    "disk": (150, ["hidden_fd_table", "preallocated", "mapped_page_of_deleted"]),
     "exits": (150, ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"]),
     "lies": (150, ["patch_asserts", "tensor_subclass", "pickle_return", "patch_failures"]),
