@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..linux import landlock as kernel
@@ -47,7 +48,7 @@ class Rule:
     access: int
 
 
-def grants(kept, hidden, access=READ):
+def grants(kept: Iterable[str], hidden: Iterable[str], access: int = READ) -> list[Rule]:
     """Rules giving ``access`` beneath every ``kept`` tree except beneath the ``hidden`` paths.
 
     Landlock only adds rights, so a hidden directory inside a kept tree (the hidden suites in a
@@ -55,9 +56,9 @@ def grants(kept, hidden, access=READ):
     the way to it gets READ_DIR alone (its names may be listed), each sibling the full ``access``.
     """
     hidden = [os.path.realpath(h) for h in hidden]
-    rules, seen = [], set()
+    rules, seen = list[Rule](), set[str]()
 
-    def visit(path, inside):
+    def visit(path: str, inside: list[str]) -> None:
         path = os.path.realpath(path)  # a rule follows links: decide on what it would really grant
         if path in seen or any(path == h or path.startswith(h + os.sep) for h in inside):
             return
@@ -78,7 +79,7 @@ def grants(kept, hidden, access=READ):
     return rules
 
 
-def restrict(rules, abi):
+def restrict(rules: Iterable[Rule], abi: int) -> None:
     """Restrict this process (and what it will start) to ``rules``: every right the kernel knows is handled,
     TCP is refused, signals and abstract sockets stay inside the domain. OSError if it cannot."""
     if abi < 1:
