@@ -76,7 +76,8 @@ def read_code_cells(path: str | os.PathLike[str], notebook_mib: int) -> list[str
     return read_submission(path, notebook_mib)[0]
 
 
-def read_submission(path: str | os.PathLike[str], notebook_mib: int, data: bytes | None = None) -> tuple[list[str], str]:
+def read_submission(path: str | os.PathLike[str], notebook_mib: int,
+                    data: bytes | None = None) -> tuple[list[str], str]:
     """(code of each cell, sha256 of the bytes those cells came from): the file is read once, within
     ``notebook_mib`` (Limits.notebook_mib), so the probes drawn from the hash are those of the very bytes that
     run. ``data``: the bytes of ``path`` the caller already read (and hashed): those are parsed, and the file is

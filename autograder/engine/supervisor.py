@@ -274,7 +274,8 @@ class WorkerSession:
         except (OSError, wire.WireError) as err:
             raise WorkerLost("stopped responding (it exited)") from err
 
-    def _receive(self, worker: Worker, timeout: float, expected: Sequence[type[Any]], limit: float | None = None) -> Any:
+    def _receive(self, worker: Worker, timeout: float, expected: Sequence[type[Any]],
+                 limit: float | None = None) -> Any:
         """The worker's next message, one of ``expected``; reading and decoding count against ``timeout``.
 
         ``limit``: the limit to name when it runs out (the call's, not what was left of it).
@@ -346,7 +347,8 @@ class WorkerSession:
         if name in self.poisoned:
             raise WorkerLost(self.poisoned[name])
         self.arena.reset()
-        placed, models = list[tuple[int | None, wire.SharedTensor, bytes]](), served().model_server(self.limits, self.limits.model_seconds - self.model_seconds)
+        placed: list[tuple[int | None, wire.SharedTensor, bytes]]  # (argument index, where it is, its bytes)
+        placed, models = [], served().model_server(self.limits, self.limits.model_seconds - self.model_seconds)
         wire_args = [self._outgoing(a, placed, models, i) for i, a in enumerate(args)]
         wire_kwargs = {k: self._outgoing(v, placed, models, None) for k, v in kwargs.items()}
         for attempt in (1, 2):

@@ -181,7 +181,8 @@ class Pool:
 
     IN_FLIGHT = 2  # tasks per grading process: the one it grades and the next
 
-    def run(self, tasks: Iterable[dict[str, Any]], on_result: Callable[[dict[str, Any], dict[str, Any]], object]) -> None:
+    def run(self, tasks: Iterable[dict[str, Any]],
+            on_result: Callable[[dict[str, Any], dict[str, Any]], object]) -> None:
         queue = deque(tasks)
         tries: dict[str, int] = {}
         while queue or any(s.task for s in self.slots):
