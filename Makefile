@@ -104,8 +104,11 @@ install-python-venv:
 lint: $(VENV)
 	.venv/bin/ruff check .
 	.venv/bin/mypy  # the engine, the sandbox, the flows, the settings ([tool.mypy] in pyproject.toml)
-	@# The Linux layer strictly (every function typed); silent on the modules it imports, which the run above checks.
+	@# The Linux layer, the sandbox and the engine strictly (every function typed); silent on the modules they
+	@# import, which the run above checks.
 	.venv/bin/mypy --strict --follow-imports=silent autograder/linux
+	.venv/bin/mypy --strict --follow-imports=silent autograder/sandbox
+	.venv/bin/mypy --strict --follow-imports=silent autograder/engine
 
 ## Everyday tier (< 2 min): every hidden suite against the reference, then the package tests not marked slow.
 test-fast: $(VENV)

@@ -3,6 +3,7 @@
 A module of its own: the suites' student proxy and the worker session both raise these,
 and neither should import the other for them.
 """
+from collections.abc import Mapping
 
 
 class SubmissionFault(Exception):
@@ -12,7 +13,7 @@ class SubmissionFault(Exception):
 class StudentError(SubmissionFault):
     """The student's function raised (or is missing)."""
 
-    def __init__(self, name, error):
+    def __init__(self, name: str, error: Mapping[str, str]) -> None:
         # kind: the built-in exception it is (what the checks compare: a subclass of AssertionError is
         # one); name: its own class, as the student wrote it.
         self.name, self.detail = error.get("type", "Error"), error.get("message", "")

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..assignment import PART_IDS as PARTS
 from ..assignment import served
@@ -66,7 +66,7 @@ class NotebookError(Exception):
         self.kind = kind
 
 
-def read_code_cells(path: str | os.PathLike, notebook_mib: int) -> list[str]:
+def read_code_cells(path: str | os.PathLike[str], notebook_mib: int) -> list[str]:
     """The code of each cell of the notebook at ``path``, read the one way every flow reads an upload.
 
     Only a regular file within ``notebook_mib`` (Limits.notebook_mib) is read (engine/submission_file.py: no
@@ -76,7 +76,8 @@ def read_code_cells(path: str | os.PathLike, notebook_mib: int) -> list[str]:
     return read_submission(path, notebook_mib)[0]
 
 
-def read_submission(path: str | os.PathLike, notebook_mib: int, data: bytes | None = None) -> tuple[list[str], str]:
+def read_submission(path: str | os.PathLike[str], notebook_mib: int,
+                    data: bytes | None = None) -> tuple[list[str], str]:
     """(code of each cell, sha256 of the bytes those cells came from): the file is read once, within
     ``notebook_mib`` (Limits.notebook_mib), so the probes drawn from the hash are those of the very bytes that
     run. ``data``: the bytes of ``path`` the caller already read (and hashed): those are parsed, and the file is
@@ -99,7 +100,7 @@ def read_submission(path: str | os.PathLike, notebook_mib: int, data: bytes | No
         nb = _plain_v4(raw)
         if nb is None:  # anything unusual (other versions, bad JSON, odd shapes): nbformat decides
             import nbformat  # costs seconds (jsonschema's format checkers), so only when needed
-            nb = nbformat.reads(raw, as_version=4)
+            nb = nbformat.reads(raw, as_version=4)  # type: ignore[no-untyped-call]  # nbformat: not annotated
     except Exception as err:  # nbformat raises several kinds for bad JSON
         raise NotebookError(f"{path.name} is not a valid Jupyter notebook (it does not parse as notebook JSON: "
                             f"{str(err).splitlines()[0][:200] if str(err) else type(err).__name__})") from err
@@ -109,7 +110,7 @@ def read_submission(path: str | os.PathLike, notebook_mib: int, data: bytes | No
     return [_runnable(c) for c in cells], hashlib.sha256(data).hexdigest()
 
 
-def _plain_v4(raw):
+def _plain_v4(raw: str | bytes) -> dict[str, Any] | None:
     """The notebook dict of a well-formed v4 notebook, read as nbformat would read it; else None.
 
     nbformat.reads parses the same JSON, joins list sources and strips transient keys,
@@ -136,15 +137,15 @@ def _plain_v4(raw):
     return nb
 
 
-def _text(value):
+def _text(value: object) -> bool:
     return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
 
 
-def _mimebundles(bundles):
+def _mimebundles(bundles: object) -> bool:
     return isinstance(bundles, dict) and all(isinstance(b, dict) for b in bundles.values())
 
 
-def _runnable(cell):
+def _runnable(cell: object) -> str:
     """The code to run for a notebook cell: "" for Markdown and for the package's own test cells.
 
     Positions are kept, so "cell 7" in the feedback is the 7th cell of the notebook.
@@ -160,7 +161,7 @@ def _runnable(cell):
     return "".join(source) if isinstance(source, list) else source if isinstance(source, str) else ""
 
 
-def failed_everywhere(submission: str | os.PathLike, message: str, parts: Iterable[str] | None = None,
+def failed_everywhere(submission: str | os.PathLike[str], message: str, parts: Iterable[str] | None = None,
                       started: float | None = None) -> GradeReport:
     """Every check of ``parts`` failed with ``message``: a notebook that cannot be run at all (no worker needed)."""
     results = [TestResult(t.nodeid, t.part, t.title, t.points, 0.0, Status.FAILED, message)
@@ -169,7 +170,7 @@ def failed_everywhere(submission: str | os.PathLike, message: str, parts: Iterab
                        seconds=time.monotonic() - started if started else 0.0)
 
 
-def grade_notebook(path: str | os.PathLike, template: Template, parts: Iterable[str] | None = None,
+def grade_notebook(path: str | os.PathLike[str], template: Template, parts: Iterable[str] | None = None,
                    limits: Limits | None = None, hide: Iterable[str] = (), data: bytes | None = None) -> GradeReport:
     """One notebook's report, its workers forked from ``template`` (engine/grader.py's, for flows);
     ``data``: the notebook's bytes when the caller has read them (the report is of those, never of a

@@ -29,7 +29,7 @@ from .template import Template
 
 class Grader:
     def __init__(self, settings: Settings | None = None, slot: int = 0,
-                 hide: Iterable[str | os.PathLike] = ()) -> None:
+                 hide: Iterable[str | os.PathLike[str]] = ()) -> None:
         self.settings = settings or Settings()  # autograder/settings.py: the one record every flow grades with
         self.limits: Limits = self.settings.limits
         self.feedback = self.settings.feedback  # what students are shown: the level every report of this flow renders
@@ -46,8 +46,8 @@ class Grader:
             self.template = Template(self.confinement, slot=self.slot)
         return self
 
-    def grade(self, path: str | os.PathLike, parts: Iterable[str] | None = None,
-              hide: Iterable[str | os.PathLike] = (), data: bytes | None = None) -> GradeReport:
+    def grade(self, path: str | os.PathLike[str], parts: Iterable[str] | None = None,
+              hide: Iterable[str | os.PathLike[str]] = (), data: bytes | None = None) -> GradeReport:
         """The report of the notebook at ``path`` (``parts``: only these; ``hide``: more folders for this one;
         ``data``: its bytes, already read by the caller: graded as they are, the file not read again)."""
         if self.template is None:
@@ -55,7 +55,7 @@ class Grader:
                                "data is read")
         if not self.template.alive():  # a dead or stuck template would fail every check as a grader error
             self.template.close()
-            self.template = Template(self.confinement, slot=self.slot)
+            self.template = Template(self.confinement, slot=self.slot)  # type: ignore[arg-type]  # probed by start()
         parts = parts if parts is not None else (self.settings.parts or None)
         return grade_notebook(path, self.template, parts, self.limits, hide=[*self.hide, *map(str, hide)], data=data)
 

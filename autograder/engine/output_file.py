@@ -17,7 +17,7 @@ EXIT_OUTPUT = 4  # an output could not be written (full disk, I/O error, permiss
 class OutputError(OSError):
     """An output could not be written; ``str()`` is the line for the user: ``cannot write PATH: CAUSE``."""
 
-    def __init__(self, path: str | os.PathLike, cause: OSError) -> None:
+    def __init__(self, path: str | os.PathLike[str], cause: OSError) -> None:
         super().__init__(cause.errno, cause.strerror, str(path))
         self.path, self.cause = Path(path), cause
 
@@ -25,7 +25,7 @@ class OutputError(OSError):
         return f"cannot write {self.path}: {self.cause.strerror or self.cause}"
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes, mode: int = 0o644) -> None:
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, mode: int = 0o644) -> None:
     """Replace ``path`` with ``data`` (str as UTF-8) in one step; OutputError if it cannot be written."""
     path = Path(path)
     try:
@@ -60,7 +60,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, mode: int = 0o644) 
         raise err if isinstance(err, OutputError) else OutputError(path, err) from err
 
 
-def fsync_dir(folder: str | os.PathLike) -> None:
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
     """Make a rename in ``folder`` durable (a crash after it cannot bring the old file back)."""
     fd = os.open(folder, os.O_RDONLY)
     try:

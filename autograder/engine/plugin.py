@@ -4,21 +4,24 @@ from __future__ import annotations
 import dataclasses
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .catalog import catalog
 from .faults import GraderFault, SubmissionFault, WorkerLost
-from .suite_items import describe
+from .suite_items import TestInfo, describe
+
+if TYPE_CHECKING:
+    from .student import Student
 
 GRADER_FAILED = "Autograder failed on this check; your instructor has the details. It is not your fault."
 
 # What students are shown, least to most (--feedback): declared in autograder/settings.py.
-from ..settings import DEFAULT_FEEDBACK, FEEDBACK_LEVELS  # noqa: E402,F401
+from ..settings import DEFAULT_FEEDBACK as DEFAULT_FEEDBACK, FEEDBACK_LEVELS as FEEDBACK_LEVELS  # noqa: E402
 # Calls per function kept to rule diagnosed causes out (the assignment's misconception library): what the diagnosis
 # needs to see, not a limit on the submission (its calls all run; the rest are only not kept).
 HISTORY_PER_FUNCTION = 12
@@ -68,30 +71,32 @@ class TestResult:
 
 
 class GradingPlugin:
-    def __init__(self, student):
+    def __init__(self, student: Student) -> None:
+        self.results: dict[str, TestResult]
         self.student, self.results = student, {}
         # Diagnosis of failed checks (solutions.week7_attention.diagnosis): the student's calls, as the grader sent
         # them and as they were answered, are recorded by Student.calls for each check.
-        self.shared_calls = {}  # part -> calls made while setting up its checks (shared fixtures, e.g. training)
-        self.history = {}  # function -> a few of its calls from any check (they rule causes out)
-        self.failed_calls = []  # (TestResult, the calls its check made), diagnosed when the session ends
+        self.shared_calls: dict[str, list[Any]] = {}  # part -> calls made while setting up its checks (shared fixtures, e.g. training)
+        self.history: dict[str, list[Any]] = {}  # function -> a few of its calls from any check (they rule causes out)
+        self.failed_calls: list[tuple[TestResult, list[Any]]] = []  # (TestResult, the calls its check made), diagnosed when the session ends
 
-    def _recorded(self):
+    def _recorded(self) -> list[Any]:
         calls = vars(self.student).get("calls")  # not getattr: Student.__getattr__ names student functions
         return calls if isinstance(calls, list) else []
 
-    def pytest_runtest_logstart(self, nodeid, location):
+    def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         """Each check starts with an empty record of the student's calls."""
         self._recorded().clear()
 
-    def pytest_runtest_setup(self, item):
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """Once the submission is out of budget or workers, skip the check's own reference work."""
         broken = getattr(getattr(self.student, "_transport", None), "broken", "")
         if broken:
             raise WorkerLost(broken)
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
+    def pytest_runtest_makereport(self, item: pytest.Item,
+                                  call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
         outcome = yield
         report = outcome.get_result()
         info = describe(item)
@@ -108,7 +113,7 @@ class GradingPlugin:
                 if len(kept) < HISTORY_PER_FUNCTION and not any(sent is k for k in kept):
                     kept.append(sent)
 
-    def finish(self):
+    def finish(self) -> None:
         """Give each failed check its likely cause (TestResult.cause), or none when unsure; then let
         its hint follow the cause (solutions.week7_attention.diagnosis.hints).
 
@@ -126,7 +131,7 @@ class GradingPlugin:
         try:
             if failed:
                 from ..assignment import misconceptions
-                diagnoser = misconceptions().Diagnoser()  # the assignment's library; none: no causes
+                diagnoser = misconceptions().Diagnoser()  # type: ignore[no-untyped-call]  # the assignment's library; none: no causes
             for result, calls in (checks if failed else []):
                 try:
                     result.cause = diagnoser.diagnose(calls, result.part, self.history)[0] if calls else ""
@@ -136,7 +141,7 @@ class GradingPlugin:
             pass
         try:
             from ..assignment import misconceptions
-            hints = misconceptions().hints
+            hints = misconceptions().hints  # type: ignore[no-untyped-call]  # assignment.py: not annotated
             Check, follow_the_cause = hints.Check, hints.follow_the_cause
             follow_the_cause([Check.from_calls(result, calls) for result, calls in checks])
         except Exception:  # noqa: BLE001 - hints are best effort: the static ones stay, same scores
@@ -144,13 +149,13 @@ class GradingPlugin:
         finally:
             self.shared_calls, self.history = {}, {}
 
-    def _calls_of(self, result, own):
+    def _calls_of(self, result: TestResult, own: list[Any]) -> list[Any]:
         """The calls a failed check made: its part's shared setup calls, then its own."""
         calls = list(self.shared_calls.get(result.part, []))
         return calls + [c for c in own if not any(c is d for d in calls)]
 
     @staticmethod
-    def _result(info, excinfo, when):
+    def _result(info: TestInfo, excinfo: pytest.ExceptionInfo[BaseException] | None, when: str) -> TestResult:
         if excinfo is None:
             return TestResult(info.nodeid, info.part, info.title, info.points, info.points, Status.PASSED)
         err = excinfo.value

@@ -72,7 +72,7 @@ def table(report: GradeReport, width: int = 100, level: str = DEFAULT_FEEDBACK) 
         failed = [r for r in report.results if r.part == part and r.status is not Status.PASSED]
         # A diagnosed cause is said once per part, however many checks it explains.
         causes = list(dict.fromkeys(r.cause for r in failed if getattr(r, "cause", "") and level == "hints"))
-        by_message: dict = {}
+        by_message: dict[object, list[TestResult]] = {}
         for r in failed:  # one line per distinct reason: a missing function fails many checks alike
             key = check_text(dataclasses.replace(r, cause="") if causes else r, level) if level != "checks" else id(r)
             by_message.setdefault(key, []).append(r)
@@ -100,7 +100,7 @@ def in_part_order(results: Iterable[TestResult]) -> list[TestResult]:
     return sorted(results, key=lambda r: PARTS.index(r.part) if r.part in PARTS else len(PARTS))
 
 
-def _part_rows(report):
+def _part_rows(report: GradeReport) -> list[tuple[str, float, float, bool]]:
     """(part, got, top, any grader error) per part, in part order."""
     return [(part, got, top, any(r.status is Status.GRADER_ERROR for r in report.results if r.part == part))
             for part, (got, top) in report.by_part().items()]
@@ -181,7 +181,7 @@ def junit(report: GradeReport, level: str = DEFAULT_FEEDBACK) -> str:
     return ET.tostring(suite, encoding="unicode")
 
 
-def write_json(data: Any, path: str | os.PathLike) -> None:
+def write_json(data: Any, path: str | os.PathLike[str]) -> None:
     text = json.dumps(data, indent=2)  # ASCII: whatever survived escaping cannot break an encoder
     if str(path) in ("-", "/dev/stdout"):
         print(text)

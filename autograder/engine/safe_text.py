@@ -21,6 +21,8 @@ and this makes sure that whatever a submission learns anyway never reaches a rep
 import os
 import re
 import sys
+from collections.abc import Iterable, Mapping
+from typing import overload
 
 from ..settings import FEEDBACK_LEVELS, VISIBILITIES
 
@@ -46,12 +48,12 @@ _PUBLIC = {*VISIBILITIES, "grade-all", "crosscheck", "autograder"}
 _SYSTEM = ("/proc", "/sys", "/dev", "/usr", "/etc", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/boot", "/run")
 
 
-def _escape(match):
+def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def text(value, multiline=False):
+def text(value: object, multiline: bool = False) -> str:
     """``value`` as a str that prints, encodes and displays as what it is.
 
     Lone surrogates and control characters become visible escapes (``\\x1b``, ``\\r``
@@ -67,7 +69,17 @@ def text(value, multiline=False):
     return (_UNSAFE_MULTI if multiline else _UNSAFE_LINE).sub(_escape, value)
 
 
-def csv_cell(value):
+@overload
+def csv_cell(value: None) -> None: ...
+@overload
+def csv_cell(value: int) -> int: ...
+@overload
+def csv_cell(value: float) -> float: ...
+@overload
+def csv_cell(value: str) -> str: ...
+@overload
+def csv_cell(value: object) -> str | int | float | None: ...
+def csv_cell(value: object) -> str | int | float | None:
     """A CSV cell that a spreadsheet shows as text: a formula-like start gets a leading quote.
 
     A text that starts with a quote gets one more, so that the escape can be undone (csv_text):
@@ -82,19 +94,24 @@ def csv_cell(value):
     return cleaned
 
 
-def csv_text(cell):
+@overload
+def csv_text(cell: str) -> str: ...
+@overload
+def csv_text(cell: object) -> object: ...
+def csv_text(cell: object) -> object:
     """The text of a cell that csv_cell wrote: its escaping quote dropped (csv_text(csv_cell(t)) == text(t))."""
     return cell[1:] if isinstance(cell, str) and cell.startswith("'") else cell
 
 
-def xml_text(value, multiline=True):
+def xml_text(value: object, multiline: bool = True) -> str:
     """``text`` without the characters XML 1.0 cannot hold (JUnit XML)."""
     return _NOT_XML.sub("", text(value, multiline))
 
 
 # ---- redaction ----------------------------------------------------------------------------------
 
-def grader_secrets(environ=None, argv=None, mounts=None, public=()):
+def grader_secrets(environ: Mapping[str, str] | None = None, argv: Iterable[object] | None = None,
+                   mounts: Iterable[str] | None = None, public: Iterable[str] = ()) -> list[str]:
     """Strings of the grader's own context that no report may show, longest first.
 
     Every environment value, every command-line argument and its folder, and every host mount
@@ -130,7 +147,7 @@ def grader_secrets(environ=None, argv=None, mounts=None, public=()):
     return sorted(found, key=lambda s: (-len(s), s))
 
 
-def _mount_points():
+def _mount_points() -> list[str]:
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
             return [line.split()[4].replace("\\040", " ") for line in handle if len(line.split()) > 4]
@@ -145,12 +162,12 @@ class Redactor:
     the text are redacted too: a message cut in the middle of a secret shows none of it.
     """
 
-    def __init__(self, secrets):
+    def __init__(self, secrets: Iterable[str]) -> None:
         self.secrets = sorted({s for s in secrets if s}, key=lambda s: (-len(s), s))
         self._pattern = re.compile("|".join(re.escape(s) for s in self.secrets)) if self.secrets else None
         self._long = [s for s in self.secrets if len(s) >= TRUNCATED_SECRET]
 
-    def __call__(self, value):
+    def __call__(self, value: object) -> str:
         value = value if isinstance(value, str) else text(value)
         if self._pattern is None:
             return value
@@ -166,10 +183,10 @@ class Redactor:
         return value
 
 
-_redactor = None
+_redactor: Redactor | None = None
 
 
-def redact(value):
+def redact(value: object) -> str:
     """``value`` with the secrets of this process (environment, command line, mounts) redacted.
 
     The list is taken once per process, on first use: by then the command line is parsed
@@ -181,6 +198,6 @@ def redact(value):
     return _redactor(value)
 
 
-def student(value, multiline=False):
+def student(value: object, multiline: bool = False) -> str:
     """Text a submission controls, ready for any report: secrets redacted, then made safe."""
     return text(redact(value if isinstance(value, str) else text(value, multiline)), multiline)

@@ -28,20 +28,20 @@ class SecretError(Exception):
     """The key file exists but may not be used; ``str()`` says what is wrong and how to fix it."""
 
 
-def path():
+def path() -> Path:
     return Path(os.environ.get("AUTOGRADER_SECRET_FILE") or SECRET_FILE)
 
 
-def _refuse(where, what, fix):
+def _refuse(where: Path, what: str, fix: str) -> SecretError:
     return SecretError(f"the secret key {where} {what}; it was not used and nothing was graded. {fix}")
 
 
-def _remake(where):
+def _remake(where: Path) -> str:
     return (f"Delete it (rm {where}) to have a new one made on the next grade (every course copy, e.g. the "
             "Gradescope zip, then needs the new one), or put the course's own key back")
 
 
-def _checked(where, st):
+def _checked(where: Path, st: os.stat_result) -> None:
     """Raise SecretError unless ``st`` (of the key file, followed) describes a key we may use."""
     if not stat.S_ISREG(st.st_mode):
         raise _refuse(where, "is not a regular file", _remake(where))
@@ -52,7 +52,7 @@ def _checked(where, st):
         raise _refuse(where, f"is {st.st_size} bytes, shorter than the {MIN_BYTES} it must have", _remake(where))
 
 
-def check():
+def check() -> None:
     """Refuse (SecretError) a key file that load() would refuse, without reading it: callable before the
     template forks. A missing key is fine (load() makes it)."""
     where = path()
@@ -68,7 +68,7 @@ def check():
                                                "have a new one made")
 
 
-def load():
+def load() -> bytes:
     """The secret's bytes; created (32 random bytes, mode 0600) when there is none; SecretError when the file
     there may not be used (see the module's docstring)."""
     global loaded
@@ -94,7 +94,7 @@ def load():
     return _read(where)
 
 
-def _read(where):
+def _read(where: Path) -> bytes:
     """The bytes of the key file ``where`` as checked on the open file itself; FileNotFoundError if none."""
     try:
         fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -117,7 +117,7 @@ def _read(where):
     return data
 
 
-def submission_base(secret, notebook_sha256):
+def submission_base(secret: bytes, notebook_sha256: str) -> int:
     """The probe base of one notebook: HMAC-SHA256(secret, sha256 of its bytes), all 256 bits.
 
     The assignment draws that notebook's probes from it (plugin_api.Served.use_submission)."""

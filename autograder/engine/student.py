@@ -6,20 +6,25 @@ arguments the function modified and the train/eval mode of module arguments afte
 """
 
 import gc
+import types
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pytest
 
 from ..sandbox import wire
 from ..settings import Limits
-from .call_result import CallResult
+from .call_result import CallResult, Transport
 # The faults have a module of their own (the worker session raises them too); the hidden suites
 # import them from here, their public home.
 from .faults import GraderFault, StudentError, SubmissionFault, WorkerLost
 
+
+
 __all__ = ["STUDENT_KEY", "GraderFault", "LocalTransport", "Student", "StudentError", "SubmissionFault",
            "WorkerLost", "load_lab", "tensor_bytes"]
 
-STUDENT_KEY: pytest.StashKey = pytest.StashKey()  # where the grading plugin puts the Student for the suites
+STUDENT_KEY: "pytest.StashKey[Student]" = pytest.StashKey()  # where the grading plugin puts the Student for the suites
 
 
 class Student:
@@ -29,30 +34,31 @@ class Student:
     CallResult (value, and what the grader observed: mutated arguments, model modes).
     """
 
-    def __init__(self, transport, limits: Limits | None = None) -> None:
+    def __init__(self, transport: Transport, limits: Limits | None = None) -> None:
         self._transport = transport
         self.limits = limits or Limits()  # the grade's limits, for the suites that bound a run of their own (training)
         # Every call of the current check, as sent and as answered (diagnosis.core.Call): the
         # grading plugin clears it when a check starts and, if the check fails, hands it to
         # the assignment's misconception library. Tensors are cloned before sending; models are the grader's own.
-        self.calls: list = []
+        self.calls: list[Any] = []
 
-    def call(self, name, *args, timeout=None, **kwargs):
+    def call(self, name: str, *args: Any, timeout: float | None = None, **kwargs: Any) -> CallResult:
         result = self._send(name, args, kwargs, False, timeout)
         if not result.ok:
             raise StudentError(name, result.error)
         return result
 
-    def value_and_grad(self, name, *args, timeout=None):
+    def value_and_grad(self, name: str, *args: Any, timeout: float | None = None) -> tuple[object, object]:
         """(value, d value / d args[0]) of a loss function, the gradient taken by autograd in the worker."""
         result = self._send(name, args, {}, True, timeout)
         if not result.ok:
             raise StudentError(name, result.error)
         return result.value, result.grad
 
-    def _send(self, name, args, kwargs, grad, timeout):
+    def _send(self, name: str, args: Sequence[Any], kwargs: dict[str, Any], grad: bool,
+              timeout: float | None) -> CallResult:
         from ..assignment import misconceptions
-        library = misconceptions()  # the assignment's misconception library records the calls it may read
+        library = misconceptions()  # type: ignore[no-untyped-call]  # the assignment's misconception library records the calls it may read
         if vars(self).get("_large", 0) > COLLECT_AFTER_BYTES:
             # A failed check's exception holds its frame, and the frame the reply: such cycles
             # wait for the garbage collector, which would let large replies pile up meanwhile.
@@ -68,7 +74,7 @@ class Student:
             self._large = vars(self).get("_large", 0) + size
         return result
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_"):
             raise AttributeError(name)
         return lambda *args, **kwargs: self.call(name, *args, **kwargs).value
@@ -83,7 +89,7 @@ RECORD_BYTES = 1 << 20
 COLLECT_AFTER_BYTES = 256 << 20  # large replies received since the last collection
 
 
-def tensor_bytes(value, depth=0):
+def tensor_bytes(value: object, depth: int = 0) -> int:
     """Bytes of the tensors in a decoded reply (nested lists, tuples and dicts; the wire bounds the nesting)."""
     import torch
     if isinstance(value, torch.Tensor):
@@ -95,7 +101,7 @@ def tensor_bytes(value, depth=0):
     return 0
 
 
-def load_lab():
+def load_lab() -> types.ModuleType:
     """The public lab module, as the worker sees it: executed from its source text."""
     import types
     module = types.ModuleType("lab")
@@ -106,11 +112,12 @@ def load_lab():
 class _Sent:
     """A call as sent, when the assignment has no misconception library to record it."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
+        self.result: CallResult | None
         self.name, self.result = name, None
 
 
-def lab_source():
+def lab_source() -> str:
     from ..assignment import LAB_PY
     return LAB_PY.read_text()
 
@@ -123,10 +130,11 @@ class LocalTransport:
     the types the real worker would return.
     """
 
-    def __init__(self, namespace):
+    def __init__(self, namespace: Mapping[str, object]) -> None:
         self._ns = namespace
 
-    def call(self, name, args, kwargs, grad=False, timeout=None):
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], grad: bool = False,
+             timeout: float | None = None) -> CallResult:
         import torch
 
         from ..sandbox import calls
@@ -156,7 +164,7 @@ class LocalTransport:
                           modes=[tuple(lab_models.mode_vector(m)) for m in models], forward_modes=forward_modes)
 
 
-def _local(value):
+def _local(value: Any) -> Any:
     import torch
 
     from ..sandbox import calls
@@ -167,12 +175,12 @@ def _local(value):
     return value
 
 
-def _roundtrip(value):
+def _roundtrip(value: object) -> Any:
     frame = wire.encode({"v": value})
     view = memoryview(frame)
     pos = 0
 
-    def read_exactly(n):
+    def read_exactly(n: int) -> bytes:
         nonlocal pos
         chunk = bytes(view[pos:pos + n])
         pos += n

@@ -48,12 +48,12 @@ NOT_A_NOTEBOOK, TOO_LARGE, MISSING = (SubmissionStatus.NOT_A_NOTEBOOK, Submissio
 class SubmissionFileError(Exception):
     """The upload is not a notebook file we will read; ``str()`` is for the student, ``kind`` a status."""
 
-    def __init__(self, message, kind=NOT_A_NOTEBOOK):
+    def __init__(self, message: str, kind: str = NOT_A_NOTEBOOK) -> None:
         super().__init__(message)
         self.kind = kind
 
 
-def _what(mode):
+def _what(mode: int) -> str:
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     if stat.S_ISDIR(mode):
@@ -67,7 +67,7 @@ def _what(mode):
     return "not a regular file"
 
 
-def refusal(name, mode):
+def refusal(name: str, mode: int) -> str:
     """The message for an upload that is not a regular file (``mode`` from lstat)."""
     what = _what(mode)
     if what == "not a regular file":
@@ -81,7 +81,7 @@ def too_large(name: str, size: int, limit_mib: int) -> str:
             f"and remove large data from its cells, then submit it again")
 
 
-def check(path: str | os.PathLike, limit_mib: int) -> os.stat_result:
+def check(path: str | os.PathLike[str], limit_mib: int) -> os.stat_result:
     """Raise SubmissionFileError if ``path`` (not followed) is not a regular file within ``limit_mib`` MiB.
 
     For finding submissions without reading them; ``read_notebook`` checks again on what it opens.
@@ -100,7 +100,7 @@ def check(path: str | os.PathLike, limit_mib: int) -> os.stat_result:
     return st
 
 
-def read_notebook(path: str | os.PathLike, limit_mib: int) -> bytes:
+def read_notebook(path: str | os.PathLike[str], limit_mib: int) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit_mib`` MiB of them; else SubmissionFileError."""
     path, limit = Path(path), limit_mib << 20
     check(path, limit_mib)  # no open() at all for a device, a FIFO or a link
@@ -136,5 +136,5 @@ def read_notebook(path: str | os.PathLike, limit_mib: int) -> bytes:
         os.close(fd)
 
 
-def is_notebook_name(name):
+def is_notebook_name(name: str) -> bool:
     return name.lower().endswith(".ipynb")

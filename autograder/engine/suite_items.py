@@ -3,7 +3,9 @@
 Its own module so that the suite session (which collects) and the catalog (which asks for a
 collection) both depend on it, and not on each other.
 """
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..assignment import PART_IDS as PARTS
 
@@ -16,7 +18,7 @@ class TestInfo:
     title: str
 
 
-def describe(item) -> TestInfo:
+def describe(item: Any) -> TestInfo:
     """TestInfo of a collected pytest item; a test without part or points is a suite bug."""
     part = item.get_closest_marker("part")
     points = item.get_closest_marker("points")
@@ -28,15 +30,15 @@ def describe(item) -> TestInfo:
     return TestInfo(item.nodeid, part.args[0], float(points.args[0]), doc)
 
 
-_cache: list = []  # the catalog, once known: recorded by this process's suite session from its collection
+_cache: list[tuple[TestInfo, ...]] = []  # the catalog, once known: recorded by this process's suite session from its collection
 
 
-def remember(tests) -> None:
+def remember(tests: Iterable[TestInfo]) -> None:
     """Record the catalog (a suite session's collection, every item; it is the same in every session)."""
     if not _cache:
         _cache.append(tuple(tests))
 
 
-def recorded() -> tuple | None:
+def recorded() -> tuple[TestInfo, ...] | None:
     """The recorded catalog, or None before any suite session collected."""
     return _cache[0] if _cache else None

@@ -25,7 +25,9 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -37,6 +39,10 @@ from ..sandbox.confinement import Mode, python_trees
 from .call_result import CallResult
 from .faults import GraderFault, SubmissionFault, WorkerLost
 
+if TYPE_CHECKING:
+    from ..plugin_api import ModelServer
+    from .template import Pending, Template
+
 # A fresh worker's first message (confinement and start-up). Not one of the Limits: no student code runs yet, so
 # silence then is the sandbox's fault, never the submission's.
 START_SECONDS = 120.0
@@ -45,7 +51,7 @@ START_SECONDS = 120.0
 @dataclass
 class CellReport:
     index: int
-    error: dict | None = None  # {"type", "message"} of what the cell raised
+    error: dict[str, str] | None = None  # {"type", "message"} of what the cell raised
     output: str = ""
     fatal: str = ""  # the cell killed or hung its worker and is skipped from then on
 
@@ -59,16 +65,16 @@ class WorkerState(enum.Enum):
 
 
 class Worker:
-    def __init__(self, pending):
+    def __init__(self, pending: "Pending") -> None:
         self.pending, self.sock = pending, pending.sock
         self.state = WorkerState.REQUESTED
         self.heard = False  # it sent anything at all (silence before the first cell is the sandbox's fault)
-        self.current = None  # the cell it is running
-        self.pending_cells = []  # the cells it must still announce, in order (set when it gets the notebook)
+        self.current: int | None = None  # the cell it is running
+        self.pending_cells: list[int] = []  # the cells it must still announce, in order (set when it gets the notebook)
 
     @property
-    def pid(self):
-        return self.pending.pid
+    def pid(self) -> int:
+        return self.pending.pid  # type: ignore[return-value]  # read once the template has forked it (Template.wait)
 
 
 class Arena:
@@ -83,14 +89,14 @@ class Arena:
     ALIGN = 64
     SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
 
-    def __init__(self, mib):
+    def __init__(self, mib: int) -> None:
         self.fd = os.memfd_create("autograder-call-arena", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         os.ftruncate(self.fd, mib << 20)
         fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, self.SEALS)
         self.map = mmap.mmap(self.fd, mib << 20)
         self.size, self.used = mib << 20, 0
 
-    def place(self, tensor):
+    def place(self, tensor: torch.Tensor) -> tuple[wire.SharedTensor, bytes]:
         """Copy ``tensor`` in; return (its SharedTensor, the bytes placed)."""
         with torch._C.DisableTorchFunctionSubclass():
             t = tensor.detach().to("cpu").contiguous().as_subclass(torch.Tensor)
@@ -105,13 +111,13 @@ class Arena:
         self.used = -(-(offset + len(raw)) // self.ALIGN) * self.ALIGN
         return wire.SharedTensor(offset, wire.DTYPE_NAMES[t.dtype], tuple(t.shape)), raw
 
-    def unchanged(self, spec, raw):
+    def unchanged(self, spec: wire.SharedTensor, raw: bytes) -> bool:
         return self.map[spec.offset:spec.offset + len(raw)] == raw
 
-    def reset(self):
+    def reset(self) -> None:
         self.used = 0
 
-    def close(self):
+    def close(self) -> None:
         self.map.close()
         os.close(self.fd)
 
@@ -124,21 +130,24 @@ class WorkerSession:
     Time limits count from when the grader waits for an answer.
     """
 
-    def __init__(self, template, cells, limits=None, hide=()):
+    def __init__(self, template: "Template", cells: Iterable[str], limits: Limits | None = None,
+                 hide: Iterable[object] = ()) -> None:
         self.template, self.cells, self.limits = template, list(cells), limits or Limits()
-        self.deadline = None  # the budget starts with the first worker, not with the template's start
+        self.deadline: float | None = None  # the budget starts with the first worker, not with the template's start
+        self.reports: dict[int, CellReport]
+        self.skip: set[int]
         self.reports, self.skip, self.restarts = {}, set(), 0
         self.output_kept = 0  # characters of cell output kept so far (Limits.output_chars)
-        self.poisoned = {}  # function name -> why it is not called again
+        self.poisoned: dict[str, str] = {}  # function name -> why it is not called again
         self.model_seconds = 0.0  # the grader's CPU time spent running lab models for this submission
         self.hide = [str(p) for p in hide]
-        self.worker = None
+        self.worker: Worker | None = None
         self.arena = Arena(self.limits.arena_mib)
         self.broken = ""  # set when no worker can be brought up any more (the submission's doing)
         self.fault = ""  # set when the sandbox itself cannot start a worker (ours)
 
     # ---- worker life cycle --------------------------------------------------------------
-    def _config(self):
+    def _config(self) -> WorkerConfig:
         """The worker's WorkerConfig: this machine's confinement and the submission's limits."""
         confinement = self.template.confinement
         # Never visible: private() (the checkout, or an installed package's two folders in site-packages, and the
@@ -149,12 +158,12 @@ class WorkerSession:
         return WorkerConfig(mode=confinement.mode, limits=self.limits, keep=tuple(keep), hidden=tuple(hidden),
                             own_uid=confinement.own_uid, landlock_abi=confinement.landlock_abi)
 
-    def _remaining(self, cap):
+    def _remaining(self, cap: float) -> float:
         if self.deadline is None:
             self.deadline = time.monotonic() + self.limits.submission_seconds
         return max(0.0, min(cap, self.deadline - time.monotonic()))
 
-    def prefetch(self, parts=None):
+    def prefetch(self, parts: object = None) -> None:
         """Start the worker now, so it runs the notebook while the grader collects its suites."""
         if self.worker is None:
             try:
@@ -162,7 +171,7 @@ class WorkerSession:
             except WorkerLost:
                 self.kill()  # started again when a check needs it, which reports why
 
-    def _launch(self):
+    def _launch(self) -> Worker:
         if self.fault:
             raise GraderFault(self.fault)
         if self.broken:
@@ -177,7 +186,7 @@ class WorkerSession:
         self.restarts += 1  # only workers that exist count against the submission (a GraderFault is ours)
         return self.worker
 
-    def _boot(self, worker):
+    def _boot(self, worker: Worker) -> None:
         """REQUESTED -> FORKED -> RUNNING_NOTEBOOK: hand the forked worker the arena and the notebook."""
         if worker.state is WorkerState.REQUESTED:
             try:
@@ -195,13 +204,13 @@ class WorkerSession:
             worker.pending_cells = [i for i, source in enumerate(self.cells) if i not in self.skip and source.strip()]
             worker.state = WorkerState.RUNNING_NOTEBOOK
 
-    def _forget(self, worker):
+    def _forget(self, worker: Worker) -> None:
         if self.worker is worker:
             self.worker = None
         worker.state = WorkerState.GONE
         worker.sock.close()
 
-    def _ready(self):
+    def _ready(self) -> Worker:
         """The worker, READY: launched if needed, booted, its notebook run."""
         while True:
             worker = self.worker or self._launch()
@@ -245,7 +254,7 @@ class WorkerSession:
                 self.reports.setdefault(worker.current, CellReport(worker.current, None, "",
                                                                    f"it {lost}; the cell was skipped"))
 
-    def _report(self, event):
+    def _report(self, event: protocol.CellEnd) -> None:
         """Keep a cell's first result; its text within Limits.cell_output_chars (the worker was told so, and is not
         trusted to have kept to it) and what is left of Limits.output_chars for the whole notebook."""
         if event.index in self.reports:
@@ -258,14 +267,15 @@ class WorkerSession:
         note = f"\n[... {dropped} more characters of output dropped]" if dropped else ""
         self.reports[event.index] = CellReport(event.index, _error(event.error), output + note)
 
-    def _send(self, worker, record):
+    def _send(self, worker: Worker, record: object) -> None:
         try:  # a worker that stops reading must not hang the grader on a full socket buffer
             worker.sock.settimeout(max(1.0, self._remaining(self.limits.call_seconds)))
             worker.sock.sendall(wire.encode(protocol.to_wire(record)))
         except (OSError, wire.WireError) as err:
             raise WorkerLost("stopped responding (it exited)") from err
 
-    def _receive(self, worker, timeout, expected, limit=None):
+    def _receive(self, worker: Worker, timeout: float, expected: Sequence[type[Any]],
+                 limit: float | None = None) -> Any:
         """The worker's next message, one of ``expected``; reading and decoding count against ``timeout``.
 
         ``limit``: the limit to name when it runs out (the call's, not what was left of it).
@@ -274,8 +284,8 @@ class WorkerSession:
         sock = worker.sock
         timeout = limit or timeout
 
-        def read_exactly(n):
-            chunks, left = [], n
+        def read_exactly(n: int) -> bytes:
+            chunks, left = list[bytes](), n
             while left:
                 wait = end - time.monotonic()
                 if wait <= 0:
@@ -303,7 +313,7 @@ class WorkerSession:
             raise WorkerLost(f"ran past its time limit ({timeout:.0f} s)")
         return message
 
-    def kill(self, wait=True):
+    def kill(self, wait: bool = True) -> None:
         """SIGKILL the worker with everything it started (its PID namespace or process group).
 
         ``wait``: until it is gone (a replacement is about to start). At the end of a grade there
@@ -331,11 +341,13 @@ class WorkerSession:
         self._forget(worker)
 
     # ---- transport ----------------------------------------------------------------------
-    def call(self, name, args, kwargs, grad=False, timeout=None):
+    def call(self, name: str, args: list[Any], kwargs: dict[str, Any], grad: bool = False,
+             timeout: float | None = None) -> CallResult:
         """Run the student's ``name`` in the worker: a CallResult (value as data, the rest observed here)."""
         if name in self.poisoned:
             raise WorkerLost(self.poisoned[name])
         self.arena.reset()
+        placed: list[tuple[int | None, wire.SharedTensor, bytes]]  # (argument index, where it is, its bytes)
         placed, models = [], served().model_server(self.limits, self.limits.model_seconds - self.model_seconds)
         wire_args = [self._outgoing(a, placed, models, i) for i, a in enumerate(args)]
         wire_kwargs = {k: self._outgoing(v, placed, models, None) for k, v in kwargs.items()}
@@ -366,12 +378,13 @@ class WorkerSession:
             self.model_seconds += models.seconds
         mutated = sorted(i for i, spec, raw in placed if i is not None and not self.arena.unchanged(spec, raw))
         models.settle(reply.models)
-        seen = dict(mutated=mutated, modes=models.modes(), forward_modes=models.forward_modes)
+        seen: dict[str, Any] = dict(mutated=mutated, modes=models.modes(), forward_modes=models.forward_modes)
         if not reply.ok:
             return CallResult(False, error=_error(reply.error) or {}, **seen)
         return CallResult(True, reply.value, reply.grad, **seen)
 
-    def _outgoing(self, value, placed, models, index):
+    def _outgoing(self, value: Any, placed: list[tuple[int | None, wire.SharedTensor, bytes]], models: "ModelServer",
+                  index: int | None) -> Any:
         if isinstance(value, torch.Tensor):
             spec, raw = self.arena.place(value)
             placed.append((index, spec, raw))
@@ -380,7 +393,7 @@ class WorkerSession:
             return models.outgoing(value)
         return value
 
-    def _exchange(self, worker, models, end, limit):
+    def _exchange(self, worker: Worker, models: "ModelServer", end: float, limit: float) -> protocol.Reply:
         """Serve the worker's forward passes until its Reply (lab_models.py notes what each ran in)."""
         for _ in range(self.limits.model_passes + 1):
             message = self._receive(worker, max(0.0, end - time.monotonic()), (protocol.ModelOp, protocol.Reply),
@@ -390,7 +403,7 @@ class WorkerSession:
             self._send(worker, models.serve(message))
         raise WorkerLost(f"asked the model more than {self.limits.model_passes} times in one call")
 
-    def execution_report(self):
+    def execution_report(self) -> list[CellReport]:
         """The notebook's cell results; runs it now if no check needed a worker (so its errors are known)."""
         if not self.reports and not self.broken:
             try:
@@ -399,12 +412,12 @@ class WorkerSession:
                 pass
         return [self.reports[i] for i in sorted(self.reports)]
 
-    def close(self):
+    def close(self) -> None:
         self.kill(wait=False)
         self.arena.close()
 
 
-def _error(error):
+def _error(error: object) -> dict[str, str] | None:
     """A worker's error report, reduced to the text fields the reports read."""
     if not isinstance(error, dict):
         return None
@@ -413,7 +426,7 @@ def _error(error):
     return clean
 
 
-def _wait_gone(pid, timeout=5.0):
+def _wait_gone(pid: int, timeout: float = 5.0) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end and os.path.exists(f"/proc/{pid}"):
         try:

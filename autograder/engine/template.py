@@ -22,16 +22,21 @@ import subprocess
 import sys
 import time
 from collections import deque
+from typing import TYPE_CHECKING
 
 from ..assignment import HIDDEN, ROOT, module_prefixes
 from ..sandbox.config import CLEAN_UP_SECONDS
 from .student import GraderFault, lab_source
 
+if TYPE_CHECKING:
+    from ..sandbox.config import WorkerConfig
+    from ..sandbox.confinement import Confinement
+
 HIDDEN_CODE = tuple(ROOT / entry for entry in HIDDEN)
-HIDDEN_MODULES = module_prefixes(HIDDEN)
+HIDDEN_MODULES = module_prefixes(HIDDEN)  # type: ignore[no-untyped-call]  # assignment.py: not annotated
 
 
-def may_fork_template():
+def may_fork_template() -> bool:
     """True when a fork of this process carries no hidden code nor the secret, and our hash seed is fixed
     (and asserts kept)."""
     if sys.flags.hash_randomization or sys.flags.optimize:
@@ -48,7 +53,7 @@ def may_fork_template():
     return True
 
 
-def load_shared_torch():
+def load_shared_torch() -> None:
     """Import what the grader, the template and every worker all need, once, before the fork.
 
     Besides ``import torch`` itself: PyTorch loads torch.distributed.tensor and sympy (~0.8 s)
@@ -69,18 +74,21 @@ ANSWER_SECONDS = 120.0  # a template answers at once, or after its warm-up (~1-2
 class Pending:
     """A requested worker: our end of its socket now, its pid once the template has forked it."""
 
-    def __init__(self, sock):
-        self.sock, self.pid = sock, None
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock: socket.socket = sock
+        self.pid: int | None = None
         self.failed = ""  # why the template could not start it
 
 
 class Template:
-    def __init__(self, confinement, slot=0):
+    def __init__(self, confinement: "Confinement", slot: int = 0) -> None:
         self.slot = slot
         self.confinement = confinement  # sandbox/confinement.py: how its workers are confined (probed by the Grader)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.control, self.process, self.pid, self.exited = ours, None, None, False
-        self.waiting = deque()  # Pending requests the template has not answered yet, oldest first
+        self.process: subprocess.Popen[bytes] | None
+        self.pid: int  # set in both branches below
+        self.control, self.process, self.pid, self.exited = ours, None, None, False  # type: ignore[assignment]
+        self.waiting: deque[Pending] = deque()  # Pending requests the template has not answered yet, oldest first
         self.failed = ""  # set once the template is dead or stuck: every request fails at once
         self.forked = may_fork_template()
         if self.forked:
@@ -111,7 +119,7 @@ class Template:
         theirs.close()
 
     # ---- workers ------------------------------------------------------------------------
-    def request(self, config):
+    def request(self, config: "WorkerConfig") -> Pending:
         """Ask for a fresh worker confined as ``config`` (sandbox/config.py WorkerConfig) says."""
         if self.failed:
             raise GraderFault(self.failed)
@@ -128,7 +136,7 @@ class Template:
         self.waiting.append(pending)
         return pending
 
-    def wait(self, pending):
+    def wait(self, pending: Pending) -> None:
         """Block until the template has answered ``pending``; GraderFault if it could not start it."""
         while pending.pid is None and not pending.failed:
             if not self.waiting:  # answered and failed before, or never ours
@@ -138,12 +146,12 @@ class Template:
         if pending.failed:
             raise GraderFault(pending.failed)
 
-    def poll(self):
+    def poll(self) -> None:
         """Collect, without blocking, the answers that have already arrived."""
         while self.waiting and select.select([self.control], [], [], 0)[0]:
             self._answer(ANSWER_SECONDS)
 
-    def _answer(self, timeout):
+    def _answer(self, timeout: float) -> None:
         """Read the template's next answer. A dead or silent template fails every request still waiting."""
         reply = b""
         if select.select([self.control], [], [], timeout)[0]:
@@ -170,7 +178,7 @@ class Template:
             pending.sock.close()
 
     # ---- the template itself ----------------------------------------------------------------
-    def alive(self):
+    def alive(self) -> bool:
         if self.failed:
             return False
         if self.process is not None:
@@ -182,7 +190,7 @@ class Template:
                 self.exited = True
         return not self.exited
 
-    def close(self):
+    def close(self) -> None:
         self.control.close()
         for pending in self.waiting:
             pending.sock.close()

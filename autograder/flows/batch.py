@@ -36,7 +36,8 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS
@@ -52,7 +53,7 @@ from .records import BatchRecord, ClassRow
 
 
 
-def register(subparsers):
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("grade-all", help="grade a folder of submissions into a CSV (resumable); "
                                                 "`grade-all merge --help`: join the shards of --shard I/N runs",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -226,7 +227,7 @@ def run(settings: Settings, options: GradeAll) -> int:
         log.write(f"grading {sum(len(t['students']) for t in work)} submissions ({len(work)} distinct) "
                   f"with {options.jobs} grading process(es); {len(rows)} finished results reused")
 
-        def finished(task, result):
+        def finished(task: dict[str, Any], result: dict[str, Any]) -> None:
             """Never raises: whatever one result does to the writers, every other student still gets a row."""
             try:
                 tops.update({part: top for part, (_, top) in (result.get("by_part") or {}).items()})
@@ -356,7 +357,7 @@ def report(csv_path: Path, log: "Log") -> bool:
     return False
 
 
-def _write_checks(sub, result, folder, log):
+def _write_checks(sub: Submission, result: dict[str, Any], folder: Path, log: Log) -> None:
     """``<stem>_checks/<student>.json``: every check with its full message, for the class report (instructors only).
 
     Kept apart from ``<stem>_feedback/`` (which students may be given): it holds the check
@@ -370,7 +371,8 @@ def _write_checks(sub, result, folder, log):
         log.write(f"could not write the checks of {sub.student}:\n{traceback.format_exc()}")
 
 
-def _load_hand(hand_csv, subs, students=None):
+def _load_hand(hand_csv: str | None, subs: Sequence[Submission] | None,
+               students: Sequence[str] | None = None) -> dict[str, Any] | Literal[False] | None:
     """{"scores": load_hand(...), "points": {q1: ..}} for --hand, None without it, False (reported) if unusable.
 
     ``students``: the ids hand.csv may name (default: those of ``subs``; a shard: the whole class).
@@ -381,7 +383,7 @@ def _load_hand(hand_csv, subs, students=None):
 
     points = question_points()
     try:
-        known = students if students is not None else [s.student for s in subs]
+        known = students if students is not None else [s.student for s in subs]  # type: ignore[union-attr]  # one of the two
         return {"scores": load_hand(hand_csv, known, points), "points": points}
     except HandScoreError as err:
         print(f"grade-all --hand: {err}", file=sys.stderr)
@@ -394,7 +396,7 @@ def _with_hand(rows: list[ClassRow], hand: dict) -> list[ClassRow]:
     return merge_hand(rows, hand["scores"], hand["points"])
 
 
-def _hideable(folder):
+def _hideable(folder: Path) -> bool:
     """The CSV's folder holds everyone's grades; hide it unless the worker needs what is under it, or it is a
     temporary directory itself (a worker's /tmp is a private tmpfs, or its scratch folder is made in it, where
     nothing else is granted): hiding /tmp made every worker fail to start, and every row a grader error."""
@@ -405,7 +407,7 @@ def _hideable(folder):
         and not any(folder == n or folder in n.parents for n in needed)
 
 
-def _part_max(parts):
+def _part_max(parts: Sequence[str] | None) -> dict[str, float]:
     from ..engine.catalog import part_points
 
     return {p: top for p, top in part_points().items() if not parts or p in parts}
@@ -419,17 +421,17 @@ def _row(sub: Submission, result: dict, source: Path | None) -> ClassRow:
     return ClassRow(student=sub.student, status=result["status"],
                     total=None if fault else float(result.get("score") or 0.0),
                     seconds=result.get("seconds", 0.0), sha256=sub.sha256,
-                    notebook=str(sub.notebook.relative_to(source)) if sub.notebook else "",
+                    notebook=str(sub.notebook.relative_to(source)) if sub.notebook else "",  # type: ignore[arg-type]
                     detail=redact(detail.splitlines()[0][:300]) if detail else "",
                     parts={part: float(by_part[part][0]) if part in by_part and not fault else None for part in PARTS})
 
 
-def _feedback_text(sub, result, source):
-    name = f"{sub.student}: {sub.notebook.relative_to(source)}" if sub.notebook else sub.student
+def _feedback_text(sub: Submission, result: dict[str, Any], source: Path | None) -> str:
+    name = f"{sub.student}: {sub.notebook.relative_to(source)}" if sub.notebook else sub.student  # type: ignore[arg-type]
     return result["table"].replace(SUBMISSION_TOKEN, safe_line(name), 1) + "\n"
 
 
-def _graded_version(sub, task, result, log):
+def _graded_version(sub: Submission, task: dict[str, Any], result: dict[str, Any], log: Log) -> dict[str, Any]:
     """``result`` for ``sub``, its row and record keyed by the sha256 of the bytes that were graded.
 
     The hash taken when the batch began only chose what to grade: a file replaced since then was graded as
@@ -480,7 +482,8 @@ def _write_result(sub: Submission, result: dict, feedback: Path, source: Path, k
     return row
 
 
-def _write_problems(problems, rows, feedback, settings, log, checks=None):
+def _write_problems(problems: Sequence[Submission], rows: dict[str, ClassRow], feedback: Path, settings: Settings,
+                    log: Log, checks: Path | None = None) -> None:
     """Students without a gradable notebook: zero points, and feedback that says why."""
     from ..engine import report as rep
     from ..engine.grade import failed_everywhere
@@ -489,7 +492,7 @@ def _write_problems(problems, rows, feedback, settings, log, checks=None):
         try:
             report = failed_everywhere(SUBMISSION_TOKEN, f"Your submission could not be graded: {sub.detail}",
                                        settings.parts or None)
-            result = {"status": sub.status, "score": 0.0, "by_part": report.by_part(), "problem": sub.detail,
+            result: dict[str, Any] = {"status": sub.status, "score": 0.0, "by_part": report.by_part(), "problem": sub.detail,
                       "seconds": 0.0, "gradescope": rep.gradescope(report, settings.visibility, level=settings.feedback),
                       "table": rep.table(report, level=settings.feedback)}
             result["by_part"] = {p: list(v) for p, v in result["by_part"].items()}
@@ -509,10 +512,10 @@ def _write_problems(problems, rows, feedback, settings, log, checks=None):
 class Log:
     """Append-only run log next to the CSV: what was graded, what was reused, grader tracebacks."""
 
-    def __init__(self, path):
+    def __init__(self, path: Path) -> None:
         self.path = path
 
-    def write(self, line):
+    def write(self, line: str) -> None:
         """One entry; student-controlled text in it is escaped (callers redact the messages they add)."""
         try:
             with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as handle:

@@ -12,11 +12,18 @@ import signal
 import time
 import traceback
 from collections import deque
-from multiprocessing.connection import wait
+from collections.abc import Callable, Iterable
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
 from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..engine.grade import GradeReport
+    from ..engine.grader import Grader
 
 
 # Replaced by the batch parent with each student's own name in feedback.txt (identical
@@ -25,13 +32,13 @@ from ..settings import Settings
 SUBMISSION_TOKEN = "<<submission>>"
 
 
-def _send(conn, message):
+def _send(conn: Connection, message: Any) -> None:
     conn.send_bytes(json.dumps(message).encode())
 
 
 # ---- inside a grading process ----------------------------------------------------------
 
-def serve(slot, conn, options):
+def serve(slot: int, conn: Connection, options: dict[str, Any]) -> None:
     """Entry point of a grading process: grade tasks one by one until the parent hangs up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # One compute thread: idle OpenMP threads of N grading processes spin and starve the
@@ -58,7 +65,7 @@ def serve(slot, conn, options):
         pass
 
 
-def grade_one(task, grader, options):
+def grade_one(task: dict[str, Any], grader: "Grader", options: dict[str, Any]) -> dict[str, Any]:
     """Grade one notebook; return a JSON-able dict (never raises)."""
     started = time.monotonic()
     try:
@@ -67,7 +74,7 @@ def grade_one(task, grader, options):
         return grader_error("the grader hit an internal error", traceback.format_exc(), time.monotonic() - started)
 
 
-def _grade_one(task, grader, options):
+def _grade_one(task: dict[str, Any], grader: "Grader", options: dict[str, Any]) -> dict[str, Any]:
     import hashlib
 
     from ..engine import report as rep
@@ -109,7 +116,7 @@ def _grade_one(task, grader, options):
             "table": rep.table(report, level=level), "internal": internal, "checks": checks(report)}
 
 
-def checks(report):
+def checks(report: "GradeReport") -> list[dict[str, Any]]:
     """Every check with its full reason, for the instructor's class report (whatever the students' level)."""
     from ..engine.plugin import Status
     from ..engine.safe_text import student as safe
@@ -126,7 +133,7 @@ def checks(report):
     return out
 
 
-def grader_error(message, internal, seconds):
+def grader_error(message: str, internal: str, seconds: float) -> dict[str, Any]:
     from ..engine import report as rep
     from ..engine.submission_file import SubmissionStatus as Row
 
@@ -140,16 +147,16 @@ def grader_error(message, internal, seconds):
 # ---- in the batch parent ---------------------------------------------------------------
 
 class _Slot:
-    def __init__(self, index, process, conn):
+    def __init__(self, index: int, process: BaseProcess, conn: Connection) -> None:
         self.index, self.process, self.conn = index, process, conn
         # Tasks sent to it and not answered yet, oldest first: the next one waits in its pipe, so
         # it starts grading as soon as it has sent a result, while the parent writes that result.
-        self.inflight = deque()
-        self.started = None  # monotonic time its grading process said "start" for the oldest
-        self.sent = None  # monotonic time the oldest was sent (covers a grading process stuck starting)
+        self.inflight: deque[dict[str, Any]] = deque()
+        self.started: float | None = None  # monotonic time its grading process said "start" for the oldest
+        self.sent: float | None = None  # monotonic time the oldest was sent (covers a grading process stuck starting)
 
     @property
-    def task(self):
+    def task(self) -> dict[str, Any] | None:
         """The task it is grading (or about to), or None."""
         return self.inflight[0] if self.inflight else None
 
@@ -157,14 +164,14 @@ class _Slot:
 class Pool:
     """`jobs` grading processes; `run(tasks, on_result)` grades every task exactly once."""
 
-    def __init__(self, jobs, options, context="spawn"):
-        self.context = multiprocessing.get_context(context)
+    def __init__(self, jobs: int, options: dict[str, Any], context: str = "spawn") -> None:
+        self.context: Any = multiprocessing.get_context(context)  # typeshed's BaseContext has no Process
         self.options = options
         # The worker's own budget stops student code; this only catches a grader that hangs.
         self.deadline = Settings.from_dict(options["settings"]).limits.grade_wait
         self.slots = [self._spawn(k) for k in range(jobs)]
 
-    def _spawn(self, index):
+    def _spawn(self, index: int) -> _Slot:
         ours, theirs = self.context.Pipe(duplex=True)
         process = self.context.Process(target=serve, args=(index, theirs, self.options),
                                        name=f"grader-{index}", daemon=True)
@@ -174,9 +181,10 @@ class Pool:
 
     IN_FLIGHT = 2  # tasks per grading process: the one it grades and the next
 
-    def run(self, tasks, on_result):
+    def run(self, tasks: Iterable[dict[str, Any]],
+            on_result: Callable[[dict[str, Any], dict[str, Any]], object]) -> None:
         queue = deque(tasks)
-        tries = {}
+        tries: dict[str, int] = {}
         while queue or any(s.task for s in self.slots):
             for slot in self.slots:
                 # A second task only while there is enough left for every process: at the end of the
@@ -197,10 +205,10 @@ class Pool:
                 lost = self._drain(slot, on_result)
                 now = time.monotonic()
                 if not lost and ((slot.started and now - slot.started > self.deadline)
-                                 or (slot.task and now - slot.sent > 2 * self.deadline)):
+                                 or (slot.task and now - slot.sent > 2 * self.deadline)):  # type: ignore[operator]
                     lost = f"the grading process took more than {self.deadline:.0f} s and was stopped"
                 if lost:
-                    task, waiting = slot.task, list(slot.inflight)[1:]
+                    task, waiting = slot.task, list(slot.inflight)[1:]  # type: ignore[assignment]  # see report
                     self._replace(slot)
                     queue.extendleft(reversed(waiting))  # never started: no try counted against them
                     tries[task["id"]] = tries.get(task["id"], 0) + 1
@@ -209,7 +217,7 @@ class Pool:
                     else:
                         on_result(task, grader_error(lost, lost, 0.0))
 
-    def _drain(self, slot, on_result):
+    def _drain(self, slot: _Slot, on_result: Callable[[dict[str, Any], dict[str, Any]], object]) -> str:
         """Read every message waiting from the slot; return why it is lost, or ''."""
         try:
             while slot.task and slot.conn.poll():
@@ -225,14 +233,14 @@ class Pool:
             return f"the grading process exited unexpectedly (exit code {slot.process.exitcode})"
         return ""
 
-    def _replace(self, slot):
+    def _replace(self, slot: _Slot) -> None:
         _kill_tree(slot.process)
         slot.conn.close()
         fresh = self._spawn(slot.index)
         slot.process, slot.conn, slot.started = fresh.process, fresh.conn, None
         slot.inflight.clear()
 
-    def close(self, force=False):
+    def close(self, force: bool = False) -> None:
         """Hang up on every grading process; they close their template and exit."""
         for slot in self.slots:
             if force:
@@ -245,7 +253,7 @@ class Pool:
                 slot.process.join(timeout=5)
 
 
-def _kill_tree(process):
+def _kill_tree(process: BaseProcess) -> None:
     """SIGKILL a grading process and everything under it (its template and any worker)."""
     try:
         root = psutil.Process(process.pid)

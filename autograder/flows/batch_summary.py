@@ -4,6 +4,7 @@ import io
 import json
 import statistics
 from pathlib import Path
+from typing import Any
 
 from ..engine.output_file import fsync_dir, write_atomic  # noqa: F401 - the flows' writer, named here too
 from ..engine.safe_text import csv_cell
@@ -62,7 +63,7 @@ def merge(previous: list[ClassRow], current: list[ClassRow]) -> tuple[list[Class
     return sorted(merged, key=lambda r: student_key(r.student)), counts
 
 
-def _stats(values, top):
+def _stats(values: list[float], top: float) -> dict[str, Any]:
     if not values:
         return {"n": 0}
     return {"n": len(values), "max_points": top, "mean": round(statistics.fmean(values), 3),
@@ -80,11 +81,12 @@ def summarize(rows: list[ClassRow], part_max: dict[str, float]) -> dict:
     return {"submissions": len(rows), "statuses": statuses,
             "total": _stats([row.total for row in rows if row.total is not None], sum(part_max.values())),
             "total_graded_only": _stats(graded, sum(part_max.values())),
-            "parts": {part: _stats([v for row in rows if (v := row.value(part)) is not None], part_max[part])
+            "parts": {part: _stats([v for row in rows if (v := row.value(part)) is not None],  # type: ignore[misc]
+                                   part_max[part])
                       for part in part_max}}
 
 
-def summary_text(summary):
+def summary_text(summary: dict[str, Any]) -> str:
     lines = [f"{summary['submissions']} submissions: "
              + ", ".join(f"{n} {status}" for status, n in sorted(summary["statuses"].items()))]
     header = f"  {'':<16}{'max':>6}{'mean':>9}{'median':>9}{'min':>7}{'max':>7}{'full':>6}{'zero':>6}"
@@ -100,7 +102,7 @@ def summary_text(summary):
     return "\n".join(lines)
 
 
-def write_summary(summary, stem):
+def write_summary(summary: dict[str, Any], stem: str | Path) -> tuple[Path, Path]:
     """``<stem>_summary.txt`` and ``<stem>_summary.json``; returns their paths."""
     text_path, json_path = Path(f"{stem}_summary.txt"), Path(f"{stem}_summary.json")
     write_atomic(text_path, summary_text(summary) + "\n")

@@ -24,11 +24,13 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..assignment import PART_IDS as PARTS
 from ..engine.safe_text import text
 from ..engine.submission_file import UNGRADABLE
 from . import batch_summary as out, histogram
+from .records import ClassRow
 
 NOT_IMPLEMENTED = "not implemented yet"
 ATTEMPTED, BLANK, NO_NOTEBOOK = "attempted", "blank (nothing implemented)", out.NO_NOTEBOOK
@@ -44,7 +46,7 @@ class ReportOptions:
     out: str | None
 
 
-def register(subparsers):
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = subparsers.add_parser("class-report", help="(re)write report.html from a grade-all CSV",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(handler=run, options=ReportOptions)
@@ -62,11 +64,11 @@ def run(options: ReportOptions) -> int:
     return 0
 
 
-def write(csv_path, html_path=None):
+def write(csv_path: str | Path, html_path: str | Path | None = None) -> Path:
     """report.html beside the CSV, and its histograms also as <stem>_plots/<part>.svg."""
     csv_path = Path(csv_path)
     html_path = Path(html_path) if html_path else csv_path.with_name("report.html")
-    drawings = {}
+    drawings: dict[str, str] = {}
     out.write_atomic(html_path, render(load(csv_path), drawings))
     folder = csv_path.with_name(f"{csv_path.stem}_plots")
     folder.mkdir(parents=True, exist_ok=True)
@@ -77,17 +79,17 @@ def write(csv_path, html_path=None):
 
 # ---- reading what grade-all wrote -------------------------------------------------------------
 
-def _safe_folder_name(name):
+def _safe_folder_name(name: str) -> str | bool:
     return name and "/" not in name and "\0" not in name and name not in (".", "..")
 
 
-def _student_files(stem, student):
+def _student_files(stem: Path, student: str) -> list[str]:
     """The file names a row's student may have on disk (the CSV shows a formula-like name with a leading ')."""
     names = [student] + ([student[1:]] if student.startswith("'") else [])
     return [n for n in names if _safe_folder_name(n)]
 
 
-def _checks_of(stem, student):
+def _checks_of(stem: Path, student: str) -> list[dict[str, Any]] | None:
     """The student's checks: [{part, title, status, message, hint, cause}], or None when no file has them."""
     for name in _student_files(stem, student):
         data = out_load(Path(f"{stem}_checks") / f"{name}.json")
@@ -103,16 +105,16 @@ def _checks_of(stem, student):
     return None
 
 
-def out_load(path):
+def out_load(path: str | Path) -> Any:
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
 
 
-def _part_max(stem, rows):
+def _part_max(stem: Path, rows: list[ClassRow]) -> dict[str, float]:
     summary = out_load(f"{stem}_summary.json") or {}
-    found = {p: s.get("max_points") for p, s in (summary.get("parts") or {}).items() if isinstance(s, dict)}
+    found: dict[str, Any] = {p: s.get("max_points") for p, s in (summary.get("parts") or {}).items() if isinstance(s, dict)}
     found = {p: float(v) for p, v in found.items() if isinstance(v, (int, float))}
     if found:
         return {p: found[p] for p in PARTS if p in found}
@@ -122,17 +124,17 @@ def _part_max(stem, rows):
     return {p: top for p, top in part_points().items() if p in present}
 
 
-def _failed(check):
+def _failed(check: dict[str, Any]) -> bool:
     return check.get("status") not in ("passed",)
 
 
-def _not_implemented(check):
+def _not_implemented(check: dict[str, Any]) -> bool:
     """A failure because the function still raises NotImplementedError (the release's stub)."""
     message = str(check.get("message") or "")
     return NOT_IMPLEMENTED in message or "raised NotImplementedError" in message
 
 
-def category(row, checks):
+def category(row: ClassRow, checks: list[dict[str, Any]] | None) -> str:
     """attempted, blank (score 0 and every failed check "not implemented yet"), or no gradable notebook."""
     if row.status in UNGRADABLE:
         return NO_NOTEBOOK
@@ -143,13 +145,13 @@ def category(row, checks):
     return ATTEMPTED
 
 
-def load(csv_path):
+def load(csv_path: str | Path) -> dict[str, Any]:
     """Everything the page shows, as plain data (also what the tests look at)."""
     csv_path = Path(csv_path)
     stem = csv_path.with_suffix("")
     rows = out.read_csv(csv_path)
     part_max = _part_max(stem, rows)
-    students = []
+    students: list[dict[str, Any]] = []
     for row in rows:
         checks = _checks_of(stem, row.student)
         students.append({"row": row, "checks": checks, "category": category(row, checks)})
@@ -159,22 +161,22 @@ def load(csv_path):
 
 # ---- what the page says -----------------------------------------------------------------------
 
-def _attempted_part(checks, part):
+def _attempted_part(checks: list[dict[str, Any]], part: str) -> bool:
     mine = [c for c in checks if c.get("part") == part]
     return bool(mine) and any(not _failed(c) or not _not_implemented(c) for c in mine)
 
 
-def analyse(data):
+def analyse(data: dict[str, Any]) -> dict[str, Any]:
     """Counts behind every table of the page."""
     students = data["students"]
     by_category = Counter(s["category"] for s in students)
     statuses = Counter(s["row"].status or "?" for s in students)
-    attempted = defaultdict(int)  # part -> students who attempted it
-    failed = defaultdict(list)  # (part, title) -> students who attempted the part and failed it (not "not implemented")
-    failed_blank = defaultdict(int)  # (part, title) -> the others who failed it
-    checks_order = {}
-    messages = Counter()
-    causes, cause_checks = Counter(), defaultdict(set)
+    attempted: defaultdict[str, int] = defaultdict(int)  # part -> students who attempted it
+    failed: defaultdict[tuple[str, str], list[str]] = defaultdict(list)  # (part, title) -> students who attempted the part and failed it (not "not implemented")
+    failed_blank: defaultdict[tuple[str, str], int] = defaultdict(int)  # (part, title) -> the others who failed it
+    checks_order: dict[tuple[str, str], int] = {}
+    messages: Counter[str] = Counter()
+    causes, cause_checks = Counter[str](), defaultdict[str, set[tuple[str, str]]](set)
     missing_details = []
     for s in students:
         name, checks = s["row"].student, s["checks"]
@@ -214,16 +216,16 @@ def analyse(data):
             "cause_checks": cause_checks, "missing_details": missing_details}
 
 
-def _groups(data, name):
-    groups = {c: [] for c in CATEGORIES}
+def _groups(data: dict[str, Any], name: str) -> dict[str, list[float]]:
+    groups: dict[str, list[float]] = {c: [] for c in CATEGORIES}
     for s in data["students"]:
         value = s["row"].value(name)
         if value is not None:
-            groups[s["category"]].append(value)
+            groups[s["category"]].append(value)  # type: ignore[arg-type]  # a part's or the total's cell: a number
     return groups
 
 
-def _stats(values, top):
+def _stats(values: list[float], top: float) -> dict[str, float] | None:
     if not values:
         return None
     return {"n": len(values), "mean": statistics.fmean(values), "median": statistics.median(values),
@@ -232,12 +234,12 @@ def _stats(values, top):
 
 # ---- HTML -------------------------------------------------------------------------------------
 
-def e(value, multiline=False):
+def e(value: object, multiline: bool = False) -> str:
     """Student-controlled (or any) text for HTML: made safe (safe_text), then HTML-escaped."""
     return html.escape(text(value, multiline), quote=True)
 
 
-def _num(value):
+def _num(value: float) -> str:
     return f"{value:.1f}" if isinstance(value, float) and value != round(value) else f"{value:g}"
 
 
@@ -254,7 +256,7 @@ details{margin:.3em 0} summary{cursor:pointer} .muted{color:#777}
 """
 
 
-def render(data, drawings=None):
+def render(data: dict[str, Any], drawings: dict[str, str] | None = None) -> str:
     """The page's HTML; ``drawings``, if given, receives each histogram's SVG by part ("total" too)."""
     a = analyse(data)
     part_max = data["part_max"]

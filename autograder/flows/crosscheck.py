@@ -17,13 +17,25 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..settings import Settings, add_options
 
+if TYPE_CHECKING:
+    import argparse
 
-def crosscheck(course, student_ids=None, hide=(), log=print, settings: Settings | None = None):
+    from ..engine.grader import Grader
+
+
+Mismatch = tuple[str, float | None, float | None]  # (part, the gradebook's score, the isolated grader's)
+
+
+def crosscheck(course: str | Path, student_ids: Sequence[str] | None = None, hide: Iterable[str] = (),
+               log: Callable[[str], object] = print,
+               settings: Settings | None = None) -> dict[str, list[Mismatch]]:
     """{student: [(part, gradebook, isolated), ...]} of every student with a mismatch, regraded with ``settings``."""
     from ..engine.grader import Grader
 
@@ -31,12 +43,13 @@ def crosscheck(course, student_ids=None, hide=(), log=print, settings: Settings 
         return _crosscheck(Path(course).resolve(), student_ids, hide, log, grader)
 
 
-def _crosscheck(course, student_ids, hide, log, grader):
+def _crosscheck(course: Path, student_ids: Sequence[str] | None, hide: Iterable[str], log: Callable[[str], object],
+                grader: Grader) -> dict[str, list[Mismatch]]:
     from .nbgrader import ASSIGNMENT
     from .nbgrader.course import compare, gradebook_points, students
     from .nbgrader.record import Unreadable, load_record, read_submission, record_dir, sha256
 
-    differ = {}
+    differ: dict[str, list[Mismatch]] = {}
     ids = student_ids or students(course)
     if not ids:
         log(f"no submissions under {course / 'submitted'}/<student>/{ASSIGNMENT}/")
@@ -45,7 +58,7 @@ def _crosscheck(course, student_ids, hide, log, grader):
     book = gradebook_points(course, ids)
     for student in ids:
         started = time.monotonic()
-        rows = []
+        rows: list[Mismatch] = []
         record = load_record(course, student)
         copy = record_dir(course, student) / "submitted.ipynb"
         try:
@@ -108,7 +121,7 @@ def run(settings: Settings, options: CrosscheckOptions) -> int:
     return 1
 
 
-def register(subparsers):
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("crosscheck", help="regrade an nbgrader course with the isolated grader",
                                    description=__doc__)
     parser.add_argument("course", help="nbgrader course directory (with gradebook.db and submitted/)")
@@ -118,6 +131,7 @@ def register(subparsers):
     parser.set_defaults(handler=run, options=CrosscheckOptions)
 
 
-def compare(gradebook, isolated):  # kept for callers of the old module
+def compare(gradebook: Mapping[str, float | None],
+            isolated: Mapping[str, float | None]) -> list[Mismatch]:  # kept for callers of the old module
     from .nbgrader.course import compare as _compare
     return _compare(gradebook, isolated)

@@ -5,6 +5,7 @@ Shared by grade-all, the written answers and the LMS export (no flow imports ano
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..engine import submission_file
@@ -13,12 +14,13 @@ from . import batch_summary as out
 
 
 class Submission:
-    def __init__(self, student, notebook=None, status="", detail=""):
+    def __init__(self, student: str, notebook: Path | None = None, status: str = "", detail: str = "") -> None:
         self.student, self.notebook, self.status, self.detail = student, notebook, status, detail
         self.sha256 = ""
 
 
-def discover(folder, assignment, notebook_mib: int, skip=()) -> list[Submission]:
+def discover(folder: str | os.PathLike[str], assignment: str, notebook_mib: int,
+             skip: Iterable[str | os.PathLike[str]] = ()) -> list[Submission]:
     """Submissions under ``folder``, sorted by student id; unusable ones carry a status.
 
     Nothing is followed or opened here: a symbolic link, a FIFO, a device or a directory
@@ -29,7 +31,7 @@ def discover(folder, assignment, notebook_mib: int, skip=()) -> list[Submission]
     if (folder / "submitted").is_dir():
         folder = folder / "submitted"
     skip = {Path(s).resolve() for s in skip}
-    found = []
+    found: list[Submission] = []
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith((".", "_")):
             continue
@@ -53,7 +55,7 @@ def discover(folder, assignment, notebook_mib: int, skip=()) -> list[Submission]
     return _distinct(found)
 
 
-def _distinct(found):
+def _distinct(found: list[Submission]) -> list[Submission]:
     """Give every submission its own student id, as the CSV will write it (out.student_key).
 
     Two files can name one student (alice.ipynb and a Canvas download of alice's), and two
@@ -62,7 +64,7 @@ def _distinct(found):
     name found (an "alice~2.ipynb" keeps its own name), so no row overwrites another.
     """
     taken = {out.student_key(sub.student) for sub in found}
-    used = set()
+    used: set[str] = set()
     for sub in found:
         key, n, name = out.student_key(sub.student), 1, sub.student
         if key in used:
@@ -82,7 +84,7 @@ CANVAS_UPLOAD = re.compile(r"^(?:late_)?(?P<student>[^_]+?)_(?:late_)?(?P<user_i
                            r"(?P<file>.+)$", re.IGNORECASE)
 
 
-def canvas_upload(filename):
+def canvas_upload(filename: str) -> tuple[str, str] | None:
     """(student, Canvas user id) of a Canvas bulk-download file name, or None for any other name.
 
     ``smithjane_12345_678901_week7_attention.ipynb`` and ``smithjane_late_12345_…`` give
@@ -95,13 +97,13 @@ def canvas_upload(filename):
     return found.group("student"), found.group("user_id")
 
 
-def student_of_file(filename):
+def student_of_file(filename: str) -> str:
     """The student a notebook file at the top of the folder belongs to: its stem, or a Canvas upload's lastfirst."""
     canvas = canvas_upload(filename)
     return canvas[0] if canvas else Path(filename).stem
 
 
-def _from_file(student, path, notebook_mib):
+def _from_file(student: str, path: Path, notebook_mib: int) -> Submission:
     try:
         submission_file.check(path, notebook_mib)
     except submission_file.SubmissionFileError as err:
@@ -109,7 +111,7 @@ def _from_file(student, path, notebook_mib):
     return Submission(student, path)
 
 
-def _from_folder(folder, assignment, notebook_mib):
+def _from_folder(folder: Path, assignment: str, notebook_mib: int) -> Submission:
     notebooks = _notebooks(folder)
     if not notebooks:
         subfolders = [d for d in sorted(folder.iterdir()) if d.is_dir() and not d.is_symlink()
@@ -126,7 +128,7 @@ def _from_folder(folder, assignment, notebook_mib):
     return _from_file(folder.name, notebooks[0], notebook_mib)
 
 
-def _notebooks(folder):
+def _notebooks(folder: Path) -> list[Path]:
     """Entries named like a notebook, whatever they are (each is checked before it is read)."""
     return [f for f in sorted(folder.iterdir()) if submission_file.is_notebook_name(f.name)
             and not f.name.startswith(".")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 WIDTH, HEIGHT = 500, 320
 LEFT, RIGHT, TOP, BOTTOM = 52, 486, 34, 270  # the plot area, in pixels
@@ -61,7 +61,7 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def svg(name: str, top: float, groups: dict[str, Sequence[float]], colours: dict[str, str]) -> str | None:
+def svg(name: str, top: float, groups: Mapping[str, Sequence[float]], colours: Mapping[str, str]) -> str | None:
     """The SVG of one histogram, the ``groups`` ({label: values}) stacked in order, in their ``colours``.
 
     The title's mean and median are over the first group (the submissions that were graded or
@@ -87,10 +87,10 @@ def svg(name: str, top: float, groups: dict[str, Sequence[float]], colours: dict
     y_step = max(1.0, nice_step(needed, 6))
     y_top = max(y_step, math.ceil(needed / y_step - 1e-9) * y_step)
 
-    def x(points):
+    def x(points: float) -> float:
         return LEFT + (RIGHT - LEFT) * points / span
 
-    def y(count):
+    def y(count: float) -> float:
         return BOTTOM - (BOTTOM - TOP) * count / y_top
 
     main = groups[labels[0]]

@@ -30,11 +30,15 @@ them 0 in both.
 """
 import csv
 import io
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..engine.safe_text import csv_cell
 from .batch_summary import student_key, write_atomic
 from .records import ClassRow, cell as _cell
+
+Entry = dict[str, str]  # a roster line: {student, name, email, lms_id}
+Pair = tuple[Entry, ClassRow]
 
 ROSTER_COLUMNS = ("student", "name", "email", "lms_id")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -46,7 +50,7 @@ class RosterError(Exception):
     """The roster cannot be used (missing, unreadable, wrong columns, a student twice)."""
 
 
-def read_roster(path):
+def read_roster(path: str | Path | None) -> list[Entry]:
     if not path:
         raise RosterError("--lms needs --roster roster.csv (columns student,name,email,lms_id)")
     try:
@@ -62,7 +66,7 @@ def read_roster(path):
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise RosterError(f"{path}: the roster could not be read ({err})") from err
     entries = [e for e in entries if any(e.values())]
-    seen = {}
+    seen: dict[str, Entry] = {}
     for e in entries:
         if not e["student"]:
             raise RosterError(f"{path}: a roster entry has no student ({e['name'] or e['email'] or e['lms_id']})")
@@ -93,7 +97,7 @@ def canvas_user_id(row: ClassRow) -> str | None:
     return found[1]
 
 
-def match(rows: list[ClassRow], roster: list[dict[str, str]]):
+def match(rows: list[ClassRow], roster: list[dict[str, str]]) -> tuple[list[Pair], list[ClassRow], list[Entry]]:
     """([(entry, row)] in roster order, rows matching no entry, entries with no row)."""
     by_student = {student_key(r.student): r for r in rows}
     by_user_id: dict[str, list[ClassRow]] = {}
@@ -101,7 +105,7 @@ def match(rows: list[ClassRow], roster: list[dict[str, str]]):
         uid = canvas_user_id(r)
         if uid:
             by_user_id.setdefault(uid, []).append(r)
-    used, pairs, missing = set(), [], []
+    used, pairs, missing = set[int](), list[Pair](), list[Entry]()
     for entry in roster:
         row = by_student.get(student_key(entry["student"]))
         if row is None and entry["lms_id"] and len(by_user_id.get(entry["lms_id"], [])) == 1:
@@ -123,7 +127,8 @@ def _score(row: ClassRow | None, missing_score: str) -> str | int:
     return _cell(float(row.total))
 
 
-def canvas_csv(pairs, missing, assignment, points, missing_score):
+def canvas_csv(pairs: Sequence[Pair], missing: Sequence[Entry], assignment: str, points: float,
+               missing_score: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*CANVAS_COLUMNS, csv_cell(assignment)])
@@ -135,11 +140,11 @@ def canvas_csv(pairs, missing, assignment, points, missing_score):
     return out.getvalue()
 
 
-def moodle_csv(pairs, missing, assignment, missing_score):
+def moodle_csv(pairs: Sequence[Pair], missing: Sequence[Entry], assignment: str, missing_score: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*MOODLE_COLUMNS, csv_cell(assignment)])
-    entries = [(e, r) for e, r in pairs]
+    entries: list[tuple[Entry, ClassRow | None]] = [(e, r) for e, r in pairs]
     if missing_score == "zero":
         entries += [(e, None) for e in missing]
     for entry, row in sorted(entries, key=lambda p: p[0]["name"].lower() or p[0]["student"].lower()):
@@ -148,7 +153,7 @@ def moodle_csv(pairs, missing, assignment, missing_score):
     return out.getvalue()
 
 
-def check_csv(unmatched, missing):
+def check_csv(unmatched: Sequence[ClassRow], missing: Sequence[Entry]) -> str:
     """``<stem>_roster_check.csv``: one line per submission without a roster entry and per student without a submission."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -161,7 +166,8 @@ def check_csv(unmatched, missing):
     return out.getvalue()
 
 
-def export(rows, roster_path, systems, csv_path, assignment, missing_score, points=100.0):
+def export(rows: list[ClassRow], roster_path: str | Path | None, systems: Iterable[str], csv_path: str | Path,
+           assignment: str, missing_score: str, points: float = 100.0) -> list[str]:
     """Write the LMS files and the roster check beside ``csv_path``; return the lines to print."""
     roster = read_roster(roster_path)
     pairs, unmatched, missing = match(rows, roster)

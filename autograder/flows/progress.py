@@ -7,18 +7,19 @@ would tear a bar apart, the same meter is written as one log line per student.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from ..engine.safe_text import text as safe_line
 
 
-def bar(total: int, desc: str, unit: str = "nb"):
+def bar(total: int, desc: str, unit: str = "nb") -> Any:
     """A progress bar on stderr (tqdm): ``update(n)`` as work finishes, ``now(bar, name)`` for the current one."""
     from tqdm import tqdm
 
     return tqdm(total=total, file=sys.stderr, unit=unit, desc=desc, dynamic_ncols=True)
 
 
-def now(progress, current: str) -> None:
+def now(progress: Any, current: str) -> None:
     """Name the one being worked on (or just finished) beside the bar; never raises (a bar is a nicety)."""
     try:
         progress.set_postfix_str(safe_line(current)[:60])

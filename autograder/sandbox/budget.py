@@ -34,6 +34,7 @@ import os
 import signal
 import stat
 import time
+from typing import TypeGuard
 
 from ..settings import Limits
 
@@ -44,7 +45,7 @@ SAMPLE_SECONDS = 0.1  # the watchdog's sampling interval
 
 
 # ---- where our own groups are -------------------------------------------------------------------------
-def _own_paths():
+def _own_paths() -> dict[str, str]:
     """{controller or "" (v2): our group's path} from /proc/self/cgroup."""
     paths = {}
     with open("/proc/self/cgroup") as handle:
@@ -55,7 +56,7 @@ def _own_paths():
     return paths
 
 
-def _mounts():
+def _mounts() -> list[tuple[str, str, str, list[str]]]:
     """[(fstype, mount point, root within the hierarchy, super options)] of cgroup file systems."""
     found = []
     with open("/proc/self/mountinfo") as handle:
@@ -68,11 +69,11 @@ def _mounts():
     return found
 
 
-def _unescape(text):
+def _unescape(text: str) -> str:
     return text.encode().decode("unicode_escape").encode("latin-1").decode()
 
 
-def _inside(mount_point, mount_root, path):
+def _inside(mount_point: str, mount_root: str, path: str) -> str | None:
     """The directory of cgroup ``path`` in a hierarchy mounted at ``mount_point`` (whose root is ``mount_root``)."""
     rel = os.path.relpath(path, mount_root)
     if rel.startswith(".."):
@@ -80,11 +81,11 @@ def _inside(mount_point, mount_root, path):
     return os.path.normpath(os.path.join(mount_point, rel))
 
 
-def _writable_dir(path):
+def _writable_dir(path: str | None) -> TypeGuard[str]:
     return path is not None and os.path.isdir(path) and os.access(path, os.W_OK)
 
 
-def parents():
+def parents() -> tuple[str | None, dict[str, str]]:
     """("v1", {controller: our group's directory}) or ("v2", {"": directory}) or (None, {})."""
     try:
         own, mounts = _own_paths(), _mounts()
@@ -97,7 +98,7 @@ def parents():
                 v1[controller] = _inside(point, root, own[controller])
                 break
     if len(v1) == 3 and all(_writable_dir(p) for p in v1.values()):
-        return "v1", v1
+        return "v1", v1  # type: ignore[return-value]  # every value is a directory (_writable_dir)
     for fstype, point, root, _ in mounts:
         if fstype == "cgroup2" and "" in own:
             directory = _inside(point, root, own[""])
@@ -106,7 +107,7 @@ def parents():
     return None, {}
 
 
-def _v2_controllers(directory):
+def _v2_controllers(directory: str) -> bool:
     """Enable memory, pids and cpu for our children (our own group only); False when v2 will not."""
     try:
         with open(os.path.join(directory, "cgroup.controllers")) as handle:
@@ -123,15 +124,15 @@ def _v2_controllers(directory):
         return False
 
 
-def _write(path, value):
+def _write(path: str, value: object) -> None:
     with open(path, "w") as handle:
         handle.write(str(value))
 
 
-_PARENTS = None
+_PARENTS: tuple[str | None, dict[str, str]] = None  # type: ignore[assignment]  # None until mechanism() sets it
 
 
-def mechanism():
+def mechanism() -> str:
     """"cgroup v1", "cgroup v2" or "watchdog": what bounds a worker tree on this machine, for this process."""
     global _PARENTS
     if _PARENTS is None:
@@ -145,11 +146,11 @@ def mechanism():
 class Group:
     """A worker tree's control group (one directory per v1 controller, or one v2 directory)."""
 
-    def __init__(self, version, directories):
+    def __init__(self, version: str | None, directories: list[str]) -> None:
         self.version, self.directories = version, directories
 
     @classmethod
-    def create(cls, name, memory_mib, processes):
+    def create(cls, name: str, memory_mib: int, processes: int) -> "Group | None":
         """Make and configure the group; None where this machine offers no writable cgroups."""
         mechanism()
         version, parent_dirs = _PARENTS
@@ -166,7 +167,7 @@ class Group:
             return None
         return group
 
-    def _configure(self, memory, processes):
+    def _configure(self, memory: int, processes: int) -> None:
         quota = int(CPU_CORES * CPU_PERIOD_US)
         if self.version == "v1":
             memory_dir, pids_dir, cpu_dir = self.directories
@@ -184,12 +185,12 @@ class Group:
             _write(os.path.join(directory, "pids.max"), processes)
             _write(os.path.join(directory, "cpu.max"), f"{quota} {CPU_PERIOD_US}")
 
-    def join(self):
+    def join(self) -> None:
         """Move the calling process into the group (the worker, first thing, still root)."""
         for directory in self.directories:
             _write(os.path.join(directory, "cgroup.procs"), 0)  # 0: the writer itself
 
-    def pids(self):
+    def pids(self) -> set[int]:
         found = set()
         for directory in self.directories:
             try:
@@ -199,7 +200,7 @@ class Group:
                 pass
         return found
 
-    def peak_bytes(self):
+    def peak_bytes(self) -> int | None:
         """The tree's peak memory so far (what the tests measure); None where the kernel does not say."""
         name = "memory.max_usage_in_bytes" if self.version == "v1" else "memory.peak"
         try:
@@ -208,7 +209,7 @@ class Group:
         except (OSError, ValueError):
             return None
 
-    def remove(self, timeout=5.0):
+    def remove(self, timeout: float = 5.0) -> bool:
         """SIGKILL anything still inside, then remove every directory; True once all are gone."""
         end = time.monotonic() + timeout
         while True:
@@ -232,12 +233,12 @@ class Group:
             time.sleep(0.01)
 
 
-def group_name(keeper_pid):
+def group_name(keeper_pid: int) -> str:
     """Unique while the keeper lives; its start time tells a stale group from a live one after pid reuse."""
     return f"{GROUP_PREFIX}{keeper_pid}-{_start_time(keeper_pid)}"
 
 
-def _start_time(pid):
+def _start_time(pid: int) -> str | None:
     try:
         with open(f"/proc/{pid}/stat") as handle:
             return handle.read().rsplit(")", 1)[1].split()[19]
@@ -245,7 +246,7 @@ def _start_time(pid):
         return None
 
 
-def sweep():
+def sweep() -> None:
     """Remove the groups of keepers that are gone (SIGKILLed before they could clean up)."""
     mechanism()
     for parent in _PARENTS[1].values():
@@ -260,8 +261,8 @@ def sweep():
 
 
 # ---- the fallback ----------------------------------------------------------------------------------------
-def _children_map():
-    children = {}
+def _children_map() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
@@ -273,7 +274,7 @@ def _children_map():
     return children
 
 
-def descendants(pid):
+def descendants(pid: int) -> list[int]:
     """Every live process under ``pid`` (by parent links; orphans come back to a subreaper)."""
     children, found, todo = _children_map(), [], [pid]
     while todo:
@@ -625,7 +626,7 @@ class Watchdog:
         return not self.fired
 
 
-def kill_descendants(pid, group=None, seconds=5.0):
+def kill_descendants(pid: int, group: int | None = None, seconds: float = 5.0) -> bool:
     """SIGKILL everything under ``pid`` and in process ``group``, until none is left (at most ``seconds``).
 
     Each pass stops what it finds before killing it, so that nothing forks past the kill; a process that
@@ -671,7 +672,7 @@ def _unnamed_bytes(tree: dict[int, str], scratch: str, file_bytes: int = 0) -> t
         device = os.stat(scratch).st_dev
     except OSError:
         return 0, []
-    seen: set[tuple] = set()
+    seen: set[tuple[int, int] | tuple[str, str]] = set()
     used, refused = 0, []
     for pid, where in tree.items():
         try:

@@ -5,13 +5,19 @@ replace it. So it reports only the function's return value (and, for the lab's l
 its gradient) and the flags the lab models were left with; whether inputs were written
 into, and in which mode each forward pass ran, the grader observes itself.
 """
+import mmap
 import traceback
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import nn
 
 from . import protocol
 from .wire import DTYPES, ModuleSpec, RemoteModel, SharedTensor
+
+if TYPE_CHECKING:
+    from ..plugin_api import ReplicaSet
 
 
 FORWARD_KEPT = ("calling the nn.MultiheadAttention you were handed (mha(...) or mha.forward(...)) is not allowed "
@@ -27,7 +33,7 @@ class GradedMultiheadAttention(nn.MultiheadAttention):
     else is PyTorch's: the weights, out_proj (an nn.Linear, which may be called), state_dict().
     """
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(FORWARD_KEPT)
 
     # PyTorch's own forward reads this flag on every path, and nothing a by-hand computation needs does:
@@ -37,7 +43,7 @@ class GradedMultiheadAttention(nn.MultiheadAttention):
     def _qkv_same_embed_dim(self) -> bool:
         if self.__dict__.get("_forward_kept"):
             raise RuntimeError(FORWARD_KEPT)
-        return self.__dict__["_qkv_same"]
+        return self.__dict__["_qkv_same"]  # type: ignore[no-any-return]  # set by the setter below: a bool
 
     @_qkv_same_embed_dim.setter
     def _qkv_same_embed_dim(self, value: bool) -> None:
@@ -48,7 +54,7 @@ class GradedMultiheadAttention(nn.MultiheadAttention):
         return self
 
 
-def build_module(spec):
+def build_module(spec: ModuleSpec) -> GradedMultiheadAttention:
     """ModuleSpec -> an nn.MultiheadAttention holding the spec's weights, built only from PyTorch."""
     if spec.kind != "mha":
         raise ValueError(f"unknown module kind {spec.kind!r}")
@@ -58,7 +64,7 @@ def build_module(spec):
     return module.train(spec.training).keep_forward()
 
 
-def shared_view(arena, spec):
+def shared_view(arena: mmap.mmap, spec: SharedTensor) -> torch.Tensor:
     """A tensor whose memory is the grader's arena: writing into it is visible to the grader."""
     dtype = DTYPES[spec.dtype]
     numel = 1
@@ -69,7 +75,7 @@ def shared_view(arena, spec):
     return torch.frombuffer(arena, dtype=dtype, count=numel, offset=spec.offset).view(spec.shape)
 
 
-def live(value, replicas, arena):
+def live(value: Any, replicas: "ReplicaSet", arena: mmap.mmap) -> Any:
     """Wire records -> what the student's function receives."""
     if isinstance(value, ModuleSpec):
         return build_module(value)
@@ -90,7 +96,8 @@ class NotAFunction(Exception):
     """The name is missing from the notebook, or is not callable."""
 
 
-def invoke(fn, args, kwargs, grad=False):
+def invoke(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any],
+           grad: bool = False) -> tuple[Any, torch.Tensor | None]:
     """fn(*args, **kwargs); with ``grad``, also d(value)/d(args[0]) by autograd: (value, grad or None)."""
     if not grad:
         return fn(*args, **kwargs), None
@@ -107,7 +114,7 @@ def invoke(fn, args, kwargs, grad=False):
     return value.detach().reshape(()), gradient
 
 
-def lookup(namespace, name):
+def lookup(namespace: Mapping[str, object], name: str) -> Callable[..., Any]:
     fn = namespace.get(name)
     if fn is None:
         raise NotAFunction(f"no function named `{name}` is defined in the notebook")
@@ -116,7 +123,7 @@ def lookup(namespace, name):
     return fn
 
 
-def describe_error(err, cell_prefix="<cell "):
+def describe_error(err: BaseException, cell_prefix: str = "<cell ") -> dict[str, str]:
     """One sentence a student can act on: exception type, message, and the line in their cell."""
     where, function = "", ""
     for frame in traceback.extract_tb(err.__traceback__):
@@ -129,12 +136,13 @@ def describe_error(err, cell_prefix="<cell "):
             "function": function}
 
 
-def builtin_kind(err):
+def builtin_kind(err: BaseException) -> str:
     """The name of the built-in exception ``err`` is: a LeakageError(AssertionError) is an AssertionError."""
     return next(c.__name__ for c in type(err).__mro__ if c.__module__ == "builtins")
 
 
-def run_call(namespace, call, replicas, arena):
+def run_call(namespace: dict[str, Any], call: protocol.Call, replicas: "ReplicaSet",
+             arena: mmap.mmap) -> protocol.Reply:
     """protocol.Call -> protocol.Reply (never raises for anything the student's code does).
 
     The reply carries the train/eval flags of the lab models the function was handed

@@ -5,25 +5,32 @@ namespace) a root of its own: pivot_root onto a tmpfs holding the system directo
 Python installation read-only, fresh /proc, /dev and private tmpfs scratch space; hidden code
 inside a kept tree is covered by an empty tmpfs.
 """
+from __future__ import annotations
+
 import os
 import resource
 import stat
+from collections.abc import Container
+from typing import TYPE_CHECKING
 
 from ..linux.flags import (MNT_DETACH, MS_BIND, MS_NOATIME, MS_NODEV, MS_NODIRATIME, MS_NOEXEC, MS_NOSUID, MS_PRIVATE,
                            MS_REC, MS_RELATIME, MS_RDONLY, MS_REMOUNT, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS)
 from ..linux.libc import LIBC, check, prctl, syscall
 
+if TYPE_CHECKING:
+    from .config import WorkerConfig
 
-def unshare(flags):
+
+def unshare(flags: int) -> None:
     check(LIBC.unshare(flags), "unshare")
 
 
-def mount(source, target, fstype, flags=0, data=None):
+def mount(source: str, target: str, fstype: str | None, flags: int = 0, data: str | None = None) -> None:
     check(LIBC.mount(source.encode(), str(target).encode(), fstype.encode() if fstype else None, flags,
                      data.encode() if data else None), f"mount {target}")
 
 
-def name_host():
+def name_host() -> None:
     """In the worker's own UTS namespace: the host's name is not its business."""
     check(LIBC.sethostname(b"sandbox", 7), "sethostname")
 
@@ -40,7 +47,7 @@ READ_ONLY_DEVICES = ("zero",)
 NEW_ROOT = "/tmp"  # where the new root is assembled (a fresh tmpfs, in the worker's mount namespace only)
 
 
-def pivot_root(new_root, put_old):
+def pivot_root(new_root: str, put_old: str) -> None:
     syscall("pivot_root", new_root.encode(), put_old.encode())
 
 
@@ -49,7 +56,7 @@ _KEPT_FLAGS = {os.ST_NOEXEC: MS_NOEXEC, os.ST_NOATIME: MS_NOATIME, os.ST_NODIRAT
                os.ST_RELATIME: MS_RELATIME}
 
 
-def _bind_read_only(source, target):
+def _bind_read_only(source: str, target: str) -> None:
     mount(source, target, None, MS_BIND)
     kept = 0
     flags = os.statvfs(target).f_flag
@@ -59,7 +66,7 @@ def _bind_read_only(source, target):
     mount("none", target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)
 
 
-def build_filesystem(config, uid):
+def build_filesystem(config: WorkerConfig, uid: int) -> str:
     """In the worker (PID 1 of its namespace, still root): a root of its own, then pivot_root into it.
 
     The new root is a fresh tmpfs holding read-only binds of the system directories and
@@ -120,7 +127,7 @@ def build_filesystem(config, uid):
     return work
 
 
-def _build_dev(dev, disk, has_mqueue):
+def _build_dev(dev: str, disk: str, has_mqueue: bool) -> None:
     """A minimal /dev: the harmless character devices, the usual links, a private /dev/shm."""
     mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
     for name, (major, minor) in DEVICES.items():
@@ -145,7 +152,7 @@ def _build_dev(dev, disk, has_mqueue):
     mount("none", dev, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 
 
-def drop_privileges(uid, dumpable=False):
+def drop_privileges(uid: int, dumpable: bool = False) -> None:
     """Become ``uid`` for good. Not ``dumpable``: no process of another uid without CAP_SYS_PTRACE reads its /proc
     files; dumpable: its keeper, reading them as this uid (read_as), can (the watchdog's only eyes in a container,
     where root has no CAP_SYS_PTRACE)."""
@@ -157,7 +164,7 @@ def drop_privileges(uid, dumpable=False):
     prctl(PR_SET_DUMPABLE, 1 if dumpable else 0)
 
 
-def read_as(uid):
+def read_as(uid: int) -> None:
     """File access (and /proc's ptrace checks) as ``uid`` from now on, for this process: setfsuid/setfsgid."""
     LIBC.setfsgid(uid)
     LIBC.setfsuid(uid)
@@ -165,7 +172,7 @@ def read_as(uid):
         raise OSError(f"setfsuid({uid}) did not take")
 
 
-def set_limits(config, per_uid):
+def set_limits(config: WorkerConfig, per_uid: bool) -> None:
     """``per_uid``: the worker's uid (or user namespace) is its own, so RLIMIT_NPROC counts its tree alone;
     else it counts every task of the grader's uid too, and the tree may add ``processes`` to what it finds."""
     mib = 1 << 20
@@ -178,7 +185,7 @@ def set_limits(config, per_uid):
         resource.setrlimit(which, (value, value))
 
 
-def _tasks_of(uid):
+def _tasks_of(uid: int) -> int:
     """Tasks (processes and threads, as RLIMIT_NPROC counts them) whose real uid is ``uid``."""
     count = 0
     for entry in os.listdir("/proc"):
@@ -191,7 +198,7 @@ def _tasks_of(uid):
     return count
 
 
-def close_other_fds(keep):
+def close_other_fds(keep: Container[int]) -> None:
     for fd in sorted(int(f) for f in os.listdir("/proc/self/fd")):
         if fd > 2 and fd not in keep:
             try:

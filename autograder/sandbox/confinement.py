@@ -21,6 +21,7 @@ from __future__ import annotations
 import enum
 import os
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..linux.flags import (CAP_CHOWN, CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SYS_ADMIN, CLONE_NEWIPC, CLONE_NEWNET,
@@ -66,7 +67,7 @@ class Confinement:
 
 # ---- the tests, each in a child --------------------------------------------------------------------------
 
-def _in_child(test) -> str:
+def _in_child(test: Callable[[], object]) -> str:
     """Run ``test()`` in a forked child: "" if it returned, else why it failed (an errno name or text)."""
     read, write = os.pipe()
     pid = os.fork()
@@ -90,12 +91,12 @@ def _in_child(test) -> str:
     return "" if answer == b"\0" else (answer.decode(errors="replace") or "the test process died")
 
 
-def _mount_tmpfs():
+def _mount_tmpfs() -> None:
     check(LIBC.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
     check(LIBC.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=1m"), "mount tmpfs")
 
 
-def _namespaces_test():
+def _namespaces_test() -> None:
     check(LIBC.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
     _mount_tmpfs()
 
@@ -107,7 +108,7 @@ def map_to_root(uid: int, gid: int) -> None:
             handle.write(text)
 
 
-def _user_namespace_test():
+def _user_namespace_test() -> None:
     uid, gid = os.geteuid(), os.getegid()
     check(LIBC.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS),
           "unshare")
@@ -122,7 +123,7 @@ def _user_namespace_test():
         raise OSError("mounting /proc in the new PID namespace was refused")
 
 
-def _seccomp_test():
+def _seccomp_test() -> None:
     from . import syscalls
     syscalls.install_filter(syscalls.Policy(metadata=False, truncate_by_path=False, self_only=True, own_group=False))
 
@@ -190,7 +191,7 @@ def probe(ask: str = "auto", unsafe: bool = False) -> Confinement:
     return _probed[key]
 
 
-def _probe(ask, unsafe):
+def _probe(ask: str, unsafe: bool) -> Confinement:
     if not sys.platform.startswith("linux"):
         raise ConfinementUnavailable(
             f"Grading runs student code in a Linux sandbox (namespaces, Landlock, seccomp); this is {sys.platform}. "
@@ -202,14 +203,15 @@ def _probe(ask, unsafe):
         if not unsafe:
             raise ConfinementUnavailable(f"confinement 'none' runs student code unconfined: say so with {UNSAFE_OPT_IN}")
         return Confinement(Mode.NONE, budget.mechanism())
-    caps, reasons = _capabilities(), []
+    caps, reasons = _capabilities(), list[str]()
     abi = landlock.abi_version()
     own_uid = _has(caps, CAP_SETUID, CAP_SETGID, CAP_CHOWN, CAP_KILL) and all(map(_open_to_others, python_trees()))
+
     for mode, why_not in ((Mode.NAMESPACES, _why_not_namespaces), (Mode.USER_NAMESPACE, _why_not_user_namespace),
                           (Mode.LANDLOCK, lambda: _why_not_landlock(abi, own_uid))):
         if ask != "auto" and NAMES[ask] is not mode:
             continue
-        reason = why_not(caps) if mode is Mode.NAMESPACES else why_not()
+        reason = why_not(caps) if mode is Mode.NAMESPACES else why_not()  # type: ignore[call-arg]  # caps: namespaces'
         if not reason:
             return Confinement(mode, budget.mechanism(), abi,
                                own_uid if mode is Mode.LANDLOCK else mode is Mode.NAMESPACES, tuple(reasons))
@@ -219,7 +221,7 @@ def _probe(ask, unsafe):
     raise ConfinementUnavailable(refusal(reasons, ask))
 
 
-def _why_not_namespaces(caps):
+def _why_not_namespaces(caps: int) -> str:
     if os.geteuid() != 0:
         return "not root"
     if not _has(caps, CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID):
@@ -228,12 +230,12 @@ def _why_not_namespaces(caps):
     return f"namespaces refused ({failed})" if failed else ""
 
 
-def _why_not_user_namespace():
+def _why_not_user_namespace() -> str:
     failed = _in_child(_user_namespace_test)
     return f"unprivileged user namespaces refused ({failed})" if failed else ""
 
 
-def _why_not_landlock(abi, own_uid):
+def _why_not_landlock(abi: int, own_uid: bool) -> str:
     if abi < 1:
         return "no Landlock in this kernel (Linux >= 5.13 with Landlock enabled in the LSM list)"
     if abi < 6 and not own_uid:
@@ -243,7 +245,7 @@ def _why_not_landlock(abi, own_uid):
     return f"seccomp filters refused ({failed})" if failed else ""
 
 
-def refusal(reasons, ask="auto"):
+def refusal(reasons: Sequence[str], ask: str = "auto") -> str:
     what = "cannot build the confinement asked for" if ask != "auto" else "allows none of the ways it is built"
     return ("Grading runs student code in a sandbox, and this machine " + what + ":\n"
             + "".join(f"  - {r}\n" for r in reasons)

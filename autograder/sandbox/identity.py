@@ -18,6 +18,8 @@ import ctypes
 import errno
 import os
 import sys
+from collections.abc import Mapping, Sequence
+from types import FrameType
 
 from ..linux.flags import (KEYCTL_JOIN_SESSION_KEYRING, LINUX_CAPABILITY_VERSION_3, PR_CAP_AMBIENT,
                            PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS,
@@ -29,7 +31,7 @@ from ..linux.libc import prctl, syscall
 UID_BASE = 100000
 
 # The worker's whole environment: name -> value (None: filled in per worker by worker_environment).
-WORKER_ENVIRONMENT = {
+WORKER_ENVIRONMENT: dict[str, str | None] = {
     "HOME": None,  # its work directory
     "TMPDIR": None,  # /tmp (its private tmpfs), or the work directory without root
     "PATH": None,  # the venv's bin, then the system's
@@ -46,18 +48,18 @@ FROM_GRADER = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
-def worker_uid(keeper_pid):
+def worker_uid(keeper_pid: int) -> int:
     return UID_BASE + keeper_pid
 
 
-def worker_environment(home, tmpdir, inherited):
+def worker_environment(home: str, tmpdir: str, inherited: Mapping[str, str]) -> dict[str, str]:
     env = dict(WORKER_ENVIRONMENT, HOME=home, TMPDIR=tmpdir,
                PATH=f"{os.path.dirname(sys.executable)}:{SYSTEM_PATH}")
     env.update({name: inherited[name] for name in FROM_GRADER if name in inherited})
-    return env
+    return env  # type: ignore[return-value]  # every None of WORKER_ENVIRONMENT is filled in above
 
 
-def set_environment(env):
+def set_environment(env: Mapping[str, str]) -> None:
     """Make ``env`` the whole environment: Python's view (os.environ is posix.environ) and the C one."""
     for name in list(os.environ):
         if name not in env:
@@ -65,7 +67,7 @@ def set_environment(env):
     os.environ.update(env)
 
 
-def _wipe(objects):
+def _wipe(objects: Sequence[str | bytes]) -> None:
     """Overwrite bytes/str objects in place when nothing else refers to them (so no one sees the change)."""
     for i in range(len(objects)):
         value = objects[i]
@@ -78,7 +80,7 @@ def _wipe(objects):
         del value
 
 
-def scrub_environment(keep):
+def scrub_environment(keep: Mapping[str, str]) -> None:
     """Forget the grader's environment: every value not in ``keep`` is overwritten, then removed."""
     import posix
     doomed = {k: v for k, v in posix.environ.items()}  # os.environ._data is this very dict on POSIX
@@ -90,7 +92,7 @@ def scrub_environment(keep):
     os.environ.update(keep)
 
 
-def forget_callers(frame):
+def forget_callers(frame: FrameType | None) -> None:
     """Empty the locals of ``frame`` and every frame above it (a process that never returns into them).
 
     A template forked from the grading process runs on top of the grader's call stack, so
@@ -115,7 +117,7 @@ def forget_callers(frame):
     _wipe(argv)
 
 
-def _set_local(frame, name, value):
+def _set_local(frame: FrameType, name: str, value: object) -> None:
     if sys.version_info >= (3, 13):  # f_locals writes through (PEP 667)
         frame.f_locals[name] = value
         return
@@ -123,14 +125,14 @@ def _set_local(frame, name, value):
     ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(1))
 
 
-def _stat_fields():
+def _stat_fields() -> list[int]:
     with open("/proc/self/stat") as handle:
         fields = handle.read().rsplit(")", 1)[1].split()
     # fields[0] is field 3 (state); arg_start..env_end are fields 48..51.
     return [int(f) for f in fields[45:49]]
 
 
-def scrub_process(name="autograder-worker"):
+def scrub_process(name: str = "autograder-worker") -> bool:
     """Overwrite the initial stack's argument and environment strings; clear sys.argv and sys.orig_argv.
 
     /proc/PID/cmdline and /proc/PID/environ read these ranges of the process's memory,
@@ -183,7 +185,7 @@ SECUREBITS_LOCKED = (SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIX
                      | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
 
 
-def drop_capabilities():
+def drop_capabilities() -> None:
     """Give up every capability for good: bounding and ambient sets emptied, securebits locked so that uid 0
     regains nothing, effective/permitted/inheritable cleared, no_new_privs set.
 

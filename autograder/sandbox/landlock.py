@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..linux import landlock as kernel
 from ..linux.flags import PR_SET_NO_NEW_PRIVS
+
 from ..linux.landlock import (LANDLOCK_ACCESS_FS_EXECUTE, LANDLOCK_ACCESS_FS_IOCTL_DEV, LANDLOCK_ACCESS_FS_MAKE_DIR,
                               LANDLOCK_ACCESS_FS_MAKE_FIFO, LANDLOCK_ACCESS_FS_MAKE_REG, LANDLOCK_ACCESS_FS_MAKE_SOCK,
-                              LANDLOCK_ACCESS_FS_MAKE_SYM, LANDLOCK_ACCESS_FS_READ_DIR, LANDLOCK_ACCESS_FS_READ_FILE,
+                              LANDLOCK_ACCESS_FS_MAKE_SYM, LANDLOCK_ACCESS_FS_READ_DIR,
+                              LANDLOCK_ACCESS_FS_READ_FILE as LANDLOCK_ACCESS_FS_READ_FILE,  # re-exported: steps.py
                               LANDLOCK_ACCESS_FS_REFER, LANDLOCK_ACCESS_FS_REMOVE_DIR,
                               LANDLOCK_ACCESS_FS_REMOVE_FILE, LANDLOCK_ACCESS_FS_TRUNCATE,
                               LANDLOCK_ACCESS_FS_WRITE_FILE, LANDLOCK_ACCESS_NET_BIND_TCP,
@@ -47,7 +50,7 @@ class Rule:
     access: int
 
 
-def grants(kept, hidden, access=READ):
+def grants(kept: Iterable[str], hidden: Iterable[str], access: int = READ) -> list[Rule]:
     """Rules giving ``access`` beneath every ``kept`` tree except beneath the ``hidden`` paths.
 
     Landlock only adds rights, so a hidden directory inside a kept tree (the hidden suites in a
@@ -55,9 +58,9 @@ def grants(kept, hidden, access=READ):
     the way to it gets READ_DIR alone (its names may be listed), each sibling the full ``access``.
     """
     hidden = [os.path.realpath(h) for h in hidden]
-    rules, seen = [], set()
+    rules, seen = list[Rule](), set[str]()
 
-    def visit(path, inside):
+    def visit(path: str, inside: list[str]) -> None:
         path = os.path.realpath(path)  # a rule follows links: decide on what it would really grant
         if path in seen or any(path == h or path.startswith(h + os.sep) for h in inside):
             return
@@ -78,7 +81,7 @@ def grants(kept, hidden, access=READ):
     return rules
 
 
-def restrict(rules, abi):
+def restrict(rules: Iterable[Rule], abi: int) -> None:
     """Restrict this process (and what it will start) to ``rules``: every right the kernel knows is handled,
     TCP is refused, signals and abstract sockets stay inside the domain. OSError if it cannot."""
     if abi < 1:

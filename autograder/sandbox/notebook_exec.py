@@ -6,25 +6,27 @@ answers every magic and ``!command`` with nothing: no shell command ever runs.
 import builtins
 import io
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from IPython.core.inputtransformer2 import TransformerManager
 
 from .calls import describe_error
 
-_transform = TransformerManager().transform_cell
+_transform = TransformerManager().transform_cell  # type: ignore[no-untyped-call]  # IPython: not annotated
 
 
 class _BoundedText(io.TextIOBase):
     """A stdout that keeps the first ``cap`` characters (Limits.cell_output_chars) and counts the rest, dropped
     cheaply (the grader, which cuts at the same limit, notes how many were dropped)."""
 
-    def __init__(self, cap):
-        self.cap, self.parts, self.size, self.dropped = cap, [], 0, 0
+    def __init__(self, cap: int) -> None:
+        self.cap, self.parts, self.size, self.dropped = cap, list[str](), 0, 0
 
-    def writable(self):
+    def writable(self) -> bool:
         return True
 
-    def write(self, text):
+    def write(self, text: object) -> int:
         text = str(text)
         room = self.cap - self.size
         if room > 0:
@@ -33,43 +35,44 @@ class _BoundedText(io.TextIOBase):
         self.dropped += max(0, len(text) - max(room, 0))
         return len(text)
 
-    def getvalue(self):
+    def getvalue(self) -> str:
         return "".join(self.parts)
 
 
 class _NoShell:
     """Stands in for IPython's shell: magics and shell escapes are accepted and ignored."""
 
-    def __init__(self, namespace):
+    def __init__(self, namespace: dict[str, Any]) -> None:
         self.user_ns = namespace
 
-    def run_line_magic(self, name, line, *args, **kwargs):
+    def run_line_magic(self, name: str, line: str, *args: Any, **kwargs: Any) -> None:
         return None
 
-    def run_cell_magic(self, name, line, cell):
+    def run_cell_magic(self, name: str, line: str, cell: str) -> None:
         if name in ("time", "capture"):  # these only observe the cell, so run its body
             exec(compile(_transform(cell), "<cell magic>", "exec"), self.user_ns)  # noqa: S102
         return None
 
-    def system(self, *args, **kwargs):
+    def system(self, *args: Any, **kwargs: Any) -> None:
         return None
 
-    def getoutput(self, *args, **kwargs):
+    def getoutput(self, *args: Any, **kwargs: Any) -> list[str]:
         return []
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Callable[..., None]:
         return lambda *args, **kwargs: None
 
 
-def new_namespace():
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
+def new_namespace() -> dict[str, Any]:
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     shell = _NoShell(namespace)
     namespace["get_ipython"] = lambda: shell
     namespace["display"] = lambda *args, **kwargs: None
     return namespace
 
 
-def run_cell(namespace, index, source, output_chars):
+def run_cell(namespace: dict[str, Any], index: int, source: str,
+             output_chars: int) -> tuple[dict[str, str] | None, str, int]:
     """Run one cell; return (error dict or None, its first ``output_chars`` characters of output, how many more it
     printed)."""
     out = _BoundedText(output_chars)

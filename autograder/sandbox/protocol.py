@@ -21,14 +21,16 @@ sees for itself (the arena is shared memory), and a forward pass runs in the gra
 the flags and with the weights it was asked for.
 """
 from dataclasses import dataclass, field, fields
+from collections.abc import Sequence
+from typing import Any
 
 from .wire import WireError
 
 @dataclass
 class Init:
-    cells: list
+    cells: list[str]
     output_chars: int  # Limits.cell_output_chars: printed output a cell may keep (the grader cuts the rest too)
-    skip: list = field(default_factory=list)
+    skip: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -52,8 +54,8 @@ class Ready:
 @dataclass
 class Call:
     name: str
-    args: list
-    kwargs: dict
+    args: list[Any]
+    kwargs: dict[str, Any]
     grad: bool = False  # also send d(value)/d(args[0]): the lab's loss, trained by the grader
 
 
@@ -62,7 +64,7 @@ class ModelOp:
     handle: int
     op: str  # "forward", the only one
     tokens: object = None
-    modes: list = field(default_factory=list)  # the train/eval flag of every module, in modules() order
+    modes: list[bool] = field(default_factory=list)  # the train/eval flag of every module, in modules() order
     state: object = None  # the weights and buffers (state_dict), only when they differ from what was sent
 
 
@@ -85,12 +87,12 @@ class Reply:
 KINDS = {cls.__name__: cls for cls in (Init, CellStart, CellEnd, Ready, Call, ModelOp, ModelResult, Reply)}
 
 
-def to_wire(message):
+def to_wire(message: Any) -> dict[str, Any]:
     """A record -> the dict that wire.encode sends."""
     return {"kind": type(message).__name__, **{f.name: getattr(message, f.name) for f in fields(message)}}
 
 
-def parse(data, expected):
+def parse(data: Any, expected: Sequence[type[Any]]) -> Any:
     """The dict wire.read_frame built -> a record of one of the ``expected`` classes, or WireError.
 
     Extra keys are refused, so a forged frame cannot smuggle anything past a record.

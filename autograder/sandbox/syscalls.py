@@ -34,14 +34,16 @@ The system-call numbers, flags and BPF are the Linux layer's (autograder/linux/)
 """
 import errno
 import platform
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..linux import flags
 from ..linux.flags import CLONE_NEW_FLAGS
 from ..linux.numbers import NUMBERS, number
 from ..linux.seccomp import (AUDIT_ARCH, BPF_JEQ_K, BPF_JGE_K, BPF_JSET_K, BPF_LD_W_ABS, BPF_RET_K,
                              SECCOMP_DATA_ARCH, SECCOMP_DATA_NR, SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO,
-                             X32_SYSCALL_BIT, install, seccomp_data_arg)
+                             X32_SYSCALL_BIT, Row, install, seccomp_data_arg)
 
 # What a worker may call, by what it is for.
 ALLOWED = {
@@ -152,7 +154,7 @@ class Policy:
     own_group: bool = True  # setsid, setpgid (else refused: the tree stays in the worker's process group)
 
 
-def allowed(policy):
+def allowed(policy: Policy) -> list[str]:
     names = [name for group in ALLOWED.values() for name in group.split()]
     names += list(METADATA) if policy.metadata else []
     names += list(TRUNCATE_BY_PATH) if policy.truncate_by_path else []
@@ -164,14 +166,14 @@ def allowed(policy):
 ALLOW, EPERM, ENOSYS = SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | errno.EPERM, SECCOMP_RET_ERRNO | errno.ENOSYS
 
 
-def _when(nr, block):
+def _when(nr: int, block: list[Row]) -> list[Row]:
     """If the call is ``nr``, run ``block`` (which ends in a return); else go on after it."""
     return [(BPF_JEQ_K, 0, len(block), nr)] + block
 
 
-def _arguments_are(required):
+def _arguments_are(required: Mapping[int, int]) -> list[Row]:
     """A block: ALLOW when every argument {index: value} has that value (all 64 bits), else EPERM."""
-    checks = []
+    checks: list[tuple[int, int, Any, int]] = []  # jf: a count, or "deny" until the block's length is known
     for index, value in required.items():
         checks += [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(index)), (BPF_JEQ_K, 0, "deny", value & 0xFFFFFFFF),
                    (BPF_LD_W_ABS, 0, 0, seccomp_data_arg(index, True)), (BPF_JEQ_K, 0, "deny", value >> 32)]
@@ -181,10 +183,12 @@ def _arguments_are(required):
     return block + [(BPF_RET_K, 0, 0, EPERM)]
 
 
-def _blocks(machine, policy):
-    numbers = {name: number(name, machine) for name in NUMBERS}
+def _blocks(machine: str, policy: Policy) -> list[Row]:
+    # None for a call this machine lacks: each() skips those; the calls looked at by argument and SELF_ONLY's exist
+    # on every machine of AUDIT_ARCH.
+    numbers: dict[str, int] = {name: number(name, machine) for name in NUMBERS}  # type: ignore[misc]
 
-    def each(names, block):
+    def each(names: Sequence[str], block: Callable[[], list[Row]]) -> list[Row]:
         return [row for name in names if numbers[name] is not None for row in _when(numbers[name], block())]
 
     clone = [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(0)), (BPF_JSET_K, 0, 1, CLONE_REFUSED), (BPF_RET_K, 0, 0, EPERM),
@@ -219,7 +223,7 @@ def _blocks(machine, policy):
     return rows
 
 
-def program(machine, policy=Policy()):
+def program(machine: str, policy: Policy = Policy()) -> list[Row]:
     """The filter as (code, jt, jf, k) rows: another ABI -> EPERM; then one small block per listed call, each
     ending in its answer (so every jump is short); anything unlisted -> ENOSYS."""
     head = [(BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_ARCH), (BPF_JEQ_K, 1, 0, AUDIT_ARCH[machine]), (BPF_RET_K, 0, 0, EPERM),
@@ -227,7 +231,7 @@ def program(machine, policy=Policy()):
     return head + _blocks(machine, policy) + [(BPF_RET_K, 0, 0, ENOSYS)]
 
 
-def install_filter(policy=Policy()):
+def install_filter(policy: Policy = Policy()) -> None:
     """Install the filter in this process (and everything it will start); raises OSError if it cannot."""
     machine = platform.machine()
     if machine not in AUDIT_ARCH:

@@ -20,6 +20,8 @@ import socket
 import struct
 import sys
 import time
+import types
+from typing import NoReturn
 
 import torch
 
@@ -37,7 +39,7 @@ ROOT = str(assignment.ROOT)
 KEEPERS: set[int] = set()  # the keepers this template forked and has not reaped yet
 
 
-def reap(*_):
+def reap(*_: object) -> None:
     try:
         while (pid := os.waitpid(-1, os.WNOHANG)[0]) > 0:
             KEEPERS.discard(pid)
@@ -45,7 +47,7 @@ def reap(*_):
         KEEPERS.clear()
 
 
-def finish():
+def finish() -> None:
     """The grader hung up: end what still runs and wait for every keeper's clean-up, so that once the grader
     has seen us exit, no worker's process, control group or scratch directory is left (a keeper that the
     template's death left to clean up alone was still removing a deep scratch directory after the grade)."""
@@ -62,7 +64,7 @@ def finish():
         time.sleep(0.01)
 
 
-def start_worker(config, worker_fd, control, lab):
+def start_worker(config: WorkerConfig, worker_fd: int, control: socket.socket, lab: types.ModuleType) -> int:
     """Fork a keeper, which forks the confined worker; return the worker's pid in our PID namespace."""
     report_r, report_w = os.pipe()
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # reaped only once it is in KEEPERS
@@ -86,7 +88,7 @@ def start_worker(config, worker_fd, control, lab):
             os._exit(70)
 
 
-def keep(config, worker_fd, report_w, lab):
+def keep(config: WorkerConfig, worker_fd: int, report_w: int, lab: types.ModuleType) -> NoReturn:
     """The keeper's life: its steps (steps.py), fork the worker, watch it, clean up after it.
 
     It lives exactly as long as the worker's tree, so its pid names the tree: the uid
@@ -104,8 +106,8 @@ def keep(config, worker_fd, report_w, lab):
         os._exit(0)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     ctx, plan = steps.Context(config, me), steps.plan(config)
-    done = []
-    ctx_group = [None]  # the worker's process group, once it exists (the SIGTERM handler's)
+    done: list[steps.Step] = []
+    ctx_group: list[int | None] = [None]  # the worker's process group, once it exists (the SIGTERM handler's)
     try:
         for step in plan.keeper:
             step.run(ctx)
@@ -137,7 +139,7 @@ def keep(config, worker_fd, report_w, lab):
     os._exit(0)
 
 
-def watch(worker, ctx):
+def watch(worker: int, ctx: steps.Context) -> None:
     """Reap until the tree is gone; enforce by sampling what no control group bounds (the tree without one, a
     work directory on the host's file system)."""
     config = ctx.config
@@ -155,7 +157,7 @@ def watch(worker, ctx):
             confine.read_as(os.getuid())
 
 
-def _watch(worker, ctx, scratch):
+def _watch(worker: int, ctx: steps.Context, scratch: str | None) -> None:
     config = ctx.config
     watchdog = None if ctx.group and not scratch else budget.Watchdog(
         os.getpid(), config.memory_mib, config.processes, worker=worker, disk_mib=config.disk_mib,
@@ -172,14 +174,14 @@ def _watch(worker, ctx, scratch):
         elif pid and watchdog:
             watchdog.reaped += 1  # an orphan of the tree, come back to us (see budget.Watchdog._churn)
         elif pid == 0:
-            if not watchdog.check():
-                os.write(2, f"worker tree killed at its budget: {watchdog.fired}\n".encode())
+            if not watchdog.check():  # type: ignore[union-attr]  # pid 0: only with WNOHANG, with a watchdog
+                os.write(2, f"worker tree killed at its budget: {watchdog.fired}\n".encode())  # type: ignore[union-attr]
                 watchdog = None
             else:
                 time.sleep(budget.SAMPLE_SECONDS)
 
 
-def run_worker(ctx, plan, worker_fd, lab):
+def run_worker(ctx: steps.Context, plan: steps.Plan, worker_fd: int, lab: types.ModuleType) -> NoReturn:
     """The worker's steps, in order (steps.py); the first line of the notebook comes after the last one."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for step in plan.worker:
@@ -190,7 +192,7 @@ def run_worker(ctx, plan, worker_fd, lab):
     worker.main_from_fd(worker_fd, lab)
 
 
-def serve(control, lab_source):
+def serve(control: socket.socket, lab_source: str) -> NoReturn:
     """The template's life: fork workers on request until the grader hangs up.
 
     It warms up once: right after answering a first request that came at once (a cold
@@ -209,7 +211,7 @@ def serve(control, lab_source):
     signal.signal(signal.SIGCHLD, reap)
     warm = False
 
-    def warm_once():
+    def warm_once() -> None:
         nonlocal warm
         if not warm:
             served().warm_up(lab)  # the assignment's (plugin_api.Served)
@@ -232,7 +234,7 @@ def serve(control, lab_source):
     os._exit(0)
 
 
-def forget_the_grader():
+def forget_the_grader() -> None:
     """Keep nothing of the grader's environment or command line: not in os.environ, nor in memory.
 
     Every worker is forked from here and inherits the result (identity.py says why the
@@ -243,7 +245,7 @@ def forget_the_grader():
     identity.scrub_process("autograder-template")
 
 
-def become_template(control, lab_source):
+def become_template(control: socket.socket, lab_source: str) -> NoReturn:
     """In a child just forked from the grading process: drop what is the grader's, then serve.
 
     The grader forks before it loads any hidden suite or reference code (checked by
@@ -265,7 +267,7 @@ def become_template(control, lab_source):
     serve(control, lab_source)  # ends in os._exit; the forking code reports anything raised
 
 
-def main():
+def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
     length = struct.unpack(">Q", control.recv(8, socket.MSG_WAITALL))[0]
     setup = json.loads(control.recv(length, socket.MSG_WAITALL))

@@ -10,11 +10,13 @@ values. The message kinds that travel in frames are in protocol.py.
 """
 import json
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
-DTYPES = {name: getattr(torch, name) for name in (
+DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in (
     "float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")}
 DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
 # The decoder's bounds on a frame's shape, far above any honest message: what decoding may build before anything
@@ -35,8 +37,8 @@ class ModuleSpec:
     kind: "mha" -> nn.MultiheadAttention(**config, batch_first=True); state: its state_dict.
     """
     kind: str
-    config: dict
-    state: dict = field(default_factory=dict)
+    config: dict[str, Any]
+    state: dict[str, Any] = field(default_factory=dict)
     training: bool = False
 
 
@@ -50,8 +52,8 @@ class RemoteModel:
     """
     handle: int
     dropout: float
-    state: dict
-    modes: list
+    state: dict[str, Any]
+    modes: list[bool]
 
 
 @dataclass(frozen=True)
@@ -60,10 +62,10 @@ class SharedTensor:
     sees for itself whether the student's function wrote into its input."""
     offset: int
     dtype: str
-    shape: tuple
+    shape: tuple[int, ...]
 
 
-def _flatten(value, buffers):
+def _flatten(value: Any, buffers: list[bytes]) -> Any:
     if isinstance(value, torch.Tensor):
         # A subclass's __torch_function__ could lie about dtype or shape while its bytes are
         # read here; with it disabled, the header describes the bytes actually sent.
@@ -102,10 +104,10 @@ def _flatten(value, buffers):
 class _Decoder:
     """Builds values from a parsed header, within the caps, each buffer used at most once."""
 
-    def __init__(self, buffers):
-        self.buffers, self.used, self.nodes = buffers, set(), 0
+    def __init__(self, buffers: list[bytes]) -> None:
+        self.buffers, self.used, self.nodes = buffers, set[int](), 0
 
-    def value(self, node, depth=0):
+    def value(self, node: Any, depth: int = 0) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES or depth > MAX_DEPTH:
             raise WireError("message is nested too deeply or holds too many values")
@@ -142,7 +144,7 @@ class _Decoder:
             return {str(k): self.value(v, depth + 1) for k, v in entries.items()}
         raise WireError("malformed message")
 
-    def tensor(self, node):
+    def tensor(self, node: dict[str, Any]) -> torch.Tensor:
         dtype, shape, index = _dtype(node["dtype"]), _shape(node["shape"]), node["$t"]
         if type(index) is not int or not 0 <= index < len(self.buffers):
             raise WireError("malformed tensor")
@@ -159,33 +161,33 @@ class _Decoder:
         return flat.view(dtype).reshape(shape)
 
 
-def _dtype(name):
+def _dtype(name: Any) -> torch.dtype:
     if name not in DTYPES:
         raise WireError("unknown dtype")
     return DTYPES[name]
 
 
-def _shape(shape):
+def _shape(shape: Any) -> tuple[int, ...]:
     if not isinstance(shape, list) or len(shape) > 16 or not all(type(s) is int and s >= 0 for s in shape):
         raise WireError("malformed tensor shape")
     return tuple(shape)
 
 
-def _items(items):
+def _items(items: Any) -> list[Any]:
     if not isinstance(items, list):
         raise WireError("malformed message")
     return items
 
 
-def encode(message):
+def encode(message: Any) -> bytes:
     """A JSON-able dict (values may hold tensors) -> bytes of one frame."""
-    buffers = []
+    buffers: list[bytes] = []
     body = _flatten(message, buffers)
     header = json.dumps({"body": body, "sizes": [len(b) for b in buffers]}).encode()
     return struct.pack(">Q", len(header)) + header + b"".join(buffers)
 
 
-def read_frame(read_exactly, max_bytes, max_header=MAX_HEADER):
+def read_frame(read_exactly: Callable[[int], bytes], max_bytes: int, max_header: int = MAX_HEADER) -> Any:
     """Read one frame with ``read_exactly(n) -> bytes``; refuse it unread if over the caps.
 
     ``max_header`` bounds the JSON part: 1 MiB for what a worker sends; the grader's own

@@ -7,6 +7,7 @@ import os
 import socket
 import sys
 import types
+from typing import Any, NoReturn
 
 import torch
 
@@ -16,14 +17,14 @@ from .notebook_exec import new_namespace, run_cell
 
 
 class Channel:
-    def __init__(self, sock):
+    def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
 
-    def send(self, message):
+    def send(self, message: Any) -> None:
         self.sock.sendall(wire.encode(message))
 
-    def read_exactly(self, n):
-        chunks, left = [], n
+    def read_exactly(self, n: int) -> bytes:
+        chunks, left = list[bytes](), n
         while left:
             chunk = self.sock.recv(min(left, 1 << 20))
             if not chunk:
@@ -32,18 +33,18 @@ class Channel:
             left -= len(chunk)
         return b"".join(chunks)
 
-    def receive(self):
+    def receive(self) -> Any:
         # The grader is the only sender: its start-up message may be as large as the notebook.
         return wire.read_frame(self.read_exactly, max_bytes=1 << 31, max_header=1 << 31)
 
 
-def load_lab(source):
+def load_lab(source: str) -> types.ModuleType:
     module = types.ModuleType("lab")
     exec(compile(source, "lab.py", "exec"), module.__dict__)  # noqa: S102 - the public lab code
     return module
 
 
-def reset_random_state():
+def reset_random_state() -> None:
     """Every worker starts from the same random state, whatever its template ran before the fork.
 
     A notebook that draws random numbers without seeding then gets the same draws in
@@ -56,7 +57,7 @@ def reset_random_state():
         sys.modules["numpy"].random.seed(0)
 
 
-def receive_arena(sock):
+def receive_arena(sock: socket.socket) -> mmap.mmap:
     """The call arena: shared memory the grader places tensor arguments in (see protocol.py)."""
     _, fds, _, _ = socket.recv_fds(sock, 1, 1)
     if not fds:
@@ -66,7 +67,7 @@ def receive_arena(sock):
     return arena
 
 
-def serve(sock, lab):
+def serve(sock: socket.socket, lab: types.ModuleType) -> NoReturn:
     channel = Channel(sock)
     arena = receive_arena(sock)
     init = protocol.parse(channel.receive(), [protocol.Init])
@@ -91,7 +92,7 @@ def serve(sock, lab):
                                                                        "where": ""})))
 
 
-def silence_stdio():
+def silence_stdio() -> None:
     """fd-level output (C code, os.write, child processes) goes nowhere; Python output is captured per cell."""
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -100,7 +101,7 @@ def silence_stdio():
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115
 
 
-def main_from_fd(fd, lab):
+def main_from_fd(fd: int, lab: types.ModuleType) -> NoReturn:
     sock = socket.socket(fileno=fd)
     try:
         serve(sock, lab)

@@ -45,7 +45,7 @@ SKIP = re.compile(r"(^|/)(__pycache__|\.pytest_cache)(/|$)|\.pyc$"
                   r"|^autograder/flows/gradescope/(setup\.sh|run_autograder)$")  # templates: written at the root
 
 
-def torch_pin(requirements):
+def torch_pin(requirements: str) -> str:
     """The exact torch version pinned in the lock; anything looser is refused."""
     pins = [line.split("#")[0].strip() for line in requirements.splitlines()
             if re.match(r"\s*torch\b", line) and not re.match(r"\s*torch[\w-]", line)]
@@ -54,25 +54,26 @@ def torch_pin(requirements):
     return pins[0].split("==")[1]
 
 
-def loose_pins(requirements):
+def loose_pins(requirements: str) -> list[str]:
     return [line for line in (raw.split("#")[0].strip() for raw in requirements.splitlines())
             if line and not re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[A-Za-z0-9_.+\-]+", line)]
 
 
-def setup_script(requirements):
+def setup_script(requirements: str) -> str:
     minor = f"{sys.version_info.major}.{sys.version_info.minor}"
     return ((HERE / "setup.sh").read_text().replace("@TORCH_VERSION@", torch_pin(requirements))
             .replace("@PY_MINOR@", minor))
 
 
-def _add(archive, name, data, executable=False, mode=None):
+def _add(archive: zipfile.ZipFile, name: str, data: str | bytes, executable: bool = False,
+         mode: int | None = None) -> None:
     info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))  # fixed time: the same sources, the same zip
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = ((mode or (0o755 if executable else 0o644)) | stat.S_IFREG) << 16
     archive.writestr(info, data)
 
 
-def build(out=OUT, settings=None):
+def build(out: str | os.PathLike[str] = OUT, settings: Settings | None = None) -> Path:
     """The zip at ``out``, grading with ``settings`` (default: the working directory's settings file, if any)."""
     if settings is None:
         path = config_path(workdir())
@@ -97,7 +98,7 @@ def build(out=OUT, settings=None):
     return out
 
 
-def archive_text(path, name):
+def archive_text(path: str | os.PathLike[str], name: str) -> str:
     with zipfile.ZipFile(path) as archive:
         return archive.read(name).decode()
 

@@ -16,19 +16,21 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ...assignment import NOTEBOOK_FILE
 from ...engine.submission_file import is_notebook_name
 from ...settings import Settings
 
 
-def _hidden(name):
+def _hidden(name: str) -> bool:
     return name.startswith(".") or name == "__MACOSX"
 
 
-def find_notebook(submission):
+def find_notebook(submission: str | os.PathLike[str]) -> tuple[Path | None, str]:
     """(path, "") for the single notebook uploaded, else (None, message for the student).
 
     Nothing is followed: folders are walked without entering symbolic links, and every
@@ -37,10 +39,11 @@ def find_notebook(submission):
     not a regular file with the same message as every other flow.
     """
     submission = Path(submission)
-    files, notebooks = [], []
+    files, notebooks = list[Path](), list[Path]()
+    names: list[str] | str  # a folder's file names, then the message's list of them
     for folder, dirs, names in os.walk(submission, followlinks=False):
         here = Path(folder)
-        entries = []
+        entries: list[Path] = []
         for d in list(dirs):
             if _hidden(d) or is_notebook_name(d) or (here / d).is_symlink():
                 dirs.remove(d)  # a folder named like a notebook, or a link: never entered
@@ -70,7 +73,7 @@ def find_notebook(submission):
     return None, f"Your submission is empty: upload your notebook, {NOTEBOOK_FILE}."
 
 
-def previous_score(root):
+def previous_score(root: str | os.PathLike[str]) -> float | None:
     """The score of the latest previous submission, from Gradescope's submission_metadata.json, or None."""
     try:
         meta = json.loads((Path(root) / "submission_metadata.json").read_text())
@@ -81,7 +84,8 @@ def previous_score(root):
         return None
 
 
-def grade(root, hide=(), settings: Settings | None = None) -> dict:
+def grade(root: str | os.PathLike[str], hide: Iterable[str | os.PathLike[str]] = (),
+          settings: Settings | None = None) -> dict[str, Any]:
     """The results.json dict for the submission under ``root``, graded with ``settings`` (autograder/settings.py)."""
     from ...engine import report as rep
     from ...engine.grade import failed_everywhere
@@ -118,7 +122,7 @@ class GraderFaults(Exception):
     """The grader failed on some checks: no score may be written."""
 
 
-def written_answers(notebook, notebook_mib: int) -> dict:
+def written_answers(notebook: Path, notebook_mib: int) -> dict[str, Any]:
     """A 0-point test, hidden from students, holding the three written answers for the graders.
 
     Gradescope shows hidden tests to instructors and TAs on the submission page, so the

@@ -13,9 +13,13 @@ autograder/flows/nbgrader/hand.py writes the same CSV into an nbgrader gradebook
 
 This module stays light: the CLI imports it on every command to register the subcommand.
 """
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
-def register(subparsers):
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     from .command import register as _register
 
     _register(subparsers)

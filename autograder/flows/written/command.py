@@ -17,10 +17,17 @@ Chromium and MathJax from the OS packages (`make install-pdf`).
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ...assignment import NAME
 from ...settings import Settings, add_options
+
+if TYPE_CHECKING:
+    from .extract import Question, Written
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,7 @@ class WrittenOptions:
     no_pdf: bool
 
 
-def register(subparsers):
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("written", help="written answers: a PDF per student, a page per question, hand.csv",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(handler=run, options=WrittenOptions)
@@ -46,7 +53,9 @@ def register(subparsers):
     add_options(p)
 
 
-def collect(folder, notebook_mib: int, assignment=NAME, skip=(), students=None):
+def collect(folder: str | os.PathLike[str], notebook_mib: int, assignment: str = NAME,
+            skip: Iterable[str | os.PathLike[str]] = (),
+            students: Iterable[str] | None = None) -> tuple[list[Question], list[Written]]:
     """[Written] of every submission under ``folder`` (grade-all's discovery), sorted by student;
     only those of ``students`` when given (a grade-all shard's share). ``notebook_mib``: Limits.notebook_mib."""
     from pathlib import Path
@@ -54,7 +63,7 @@ def collect(folder, notebook_mib: int, assignment=NAME, skip=(), students=None):
     from ..discover import discover
     from .extract import Answer, Written, extract, questions, released_code
 
-    qs, given, out = questions(), released_code(), []
+    qs, given, out = questions(), released_code(), list[Written]()
     folder = Path(folder).resolve()
     base = folder / "submitted" if (folder / "submitted").is_dir() else folder
     wanted = None if students is None else set(students)
@@ -69,7 +78,7 @@ def collect(folder, notebook_mib: int, assignment=NAME, skip=(), students=None):
     return qs, out
 
 
-def summary(written):
+def summary(written: Iterable[Written]) -> list[dict[str, Any]]:
     """The extracted data as JSON-ready dicts (answers' text and where found; images only counted)."""
     return [{"student": w.student, "notebook": w.notebook, "status": w.status, "problem": w.problem,
              "answers": {k: {"grade_id": a.question.grade_id, "found": a.found, "cell": a.cell, "blank": a.blank,
@@ -121,7 +130,7 @@ def run(settings: Settings, options: WrittenOptions) -> int:
     if browser:  # the long part (a Chromium per PDF): grade-all's progress bar, students done / total
         bar = progress.bar(len(jobs), "written")
 
-        def one(job):
+        def one(job: tuple[Written, Path, Path]) -> None:
             w, html, pdf = job
             try:
                 render.print_pdf(html, pdf, browser)

@@ -28,9 +28,12 @@ In a submission:
 import base64
 import binascii
 import json
+import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ...assignment import STUDENT_NOTEBOOK
 from ...engine import submission_file
@@ -77,11 +80,11 @@ class Output:
 class Cell:
     index: int             # position in the student's notebook (0-based)
     source: str
-    outputs: list = field(default_factory=list)
+    outputs: list[Output] = field(default_factory=list)
     truncated: bool = False
 
     @property
-    def images(self):
+    def images(self) -> list[Output]:
         return [o for o in self.outputs if o.kind == "image"]
 
 
@@ -91,15 +94,15 @@ class Answer:
     text: str = ""
     found: str = "missing"  # "grade_id", "after the question" or "missing"
     cell: int = -1
-    attachments: dict = field(default_factory=dict)  # name -> {mime: base64}, images only
-    experiments: list = field(default_factory=list)
+    attachments: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> {mime: base64}, images only
+    experiments: list[Cell] = field(default_factory=list)
 
     @property
-    def blank(self):
+    def blank(self) -> bool:
         return self.text.strip() in ("", PLACEHOLDER)
 
     @property
-    def words(self):
+    def words(self) -> int:
         return 0 if self.blank else len(self.text.split())
 
 
@@ -109,26 +112,26 @@ class Written:
     notebook: str = ""      # path relative to the submissions folder
     status: str = "read"    # "read", or the reason nothing was read (grade-all's statuses, or UNREADABLE)
     problem: str = ""
-    answers: dict = field(default_factory=dict)  # key -> Answer
-    other: list = field(default_factory=list)    # experiment cells tied to no question
+    answers: dict[str, Answer] = field(default_factory=dict)  # key -> Answer
+    other: list[Cell] = field(default_factory=list)    # experiment cells tied to no question
 
 
 # ---- the questions (from the released notebook) ------------------------------------------------
 
-def _source(cell):
+def _source(cell: object) -> str:
     source = cell.get("source", "") if isinstance(cell, dict) else ""
     if isinstance(source, list):
         return "".join(s for s in source if isinstance(s, str))
     return source if isinstance(source, str) else ""
 
 
-def _nbgrader(cell):
+def _nbgrader(cell: object) -> dict[str, Any]:
     meta = cell.get("metadata") if isinstance(cell, dict) else None
     meta = meta.get("nbgrader") if isinstance(meta, dict) else None
     return meta if isinstance(meta, dict) else {}
 
 
-def has_questions(released=RELEASED):
+def has_questions(released: str | os.PathLike[str] = RELEASED) -> bool:
     """Whether the released notebook has any written-answer cell (nbgrader's graded Markdown solution cells):
     an assignment without written answers has nothing to extract, and grade-all skips the extraction."""
     nb = json.loads(Path(released).read_text(encoding="utf-8"))
@@ -136,10 +139,11 @@ def has_questions(released=RELEASED):
                for cell in nb["cells"])
 
 
-def questions(released=RELEASED):
+def questions(released: str | os.PathLike[str] = RELEASED) -> list[Question]:
     """The written questions of the released notebook, in order: [Question]."""
     nb = json.loads(Path(released).read_text(encoding="utf-8"))
-    cells, found, label = nb["cells"], [], None
+    label: tuple[int, str, str] | None
+    cells, found, label = nb["cells"], list[Question](), None
     for cell in cells:
         text = _source(cell)
         if cell.get("cell_type") == "markdown":
@@ -159,13 +163,13 @@ def questions(released=RELEASED):
     return found
 
 
-def released_code(released=RELEASED):
+def released_code(released: str | os.PathLike[str] = RELEASED) -> set[str]:
     """The normalised code of every code cell of the released notebook (to tell what a student added)."""
     nb = json.loads(Path(released).read_text(encoding="utf-8"))
     return {_normal(_source(c)) for c in nb["cells"] if c.get("cell_type") == "code"}
 
 
-def _normal(code):
+def _normal(code: str) -> str:
     return "\n".join(line.rstrip() for line in code.strip().splitlines())
 
 
@@ -174,12 +178,12 @@ def _normal(code):
 class NotANotebook(Exception):
     """The file cannot be read as a notebook; ``str()`` is for the student, ``kind`` a grades.csv status."""
 
-    def __init__(self, message, kind=submission_file.NOT_A_NOTEBOOK):
+    def __init__(self, message: str, kind: str = submission_file.NOT_A_NOTEBOOK) -> None:
         super().__init__(message)
         self.kind = kind
 
 
-def read_cells(path, notebook_mib: int) -> list[dict]:
+def read_cells(path: str | os.PathLike[str], notebook_mib: int) -> list[dict[str, Any]]:
     """The cells (list of dicts) of the notebook at ``path``, within ``notebook_mib`` (Limits.notebook_mib);
     else NotANotebook."""
     path = Path(path)
@@ -206,7 +210,8 @@ def read_cells(path, notebook_mib: int) -> list[dict]:
     return [c if isinstance(c, dict) else {} for c in cells]
 
 
-def extract(path, student, notebook_mib: int, qs=None, given=None, notebook=""):
+def extract(path: str | os.PathLike[str], student: str, notebook_mib: int, qs: Sequence[Question] | None = None,
+            given: set[str] | None = None, notebook: str = "") -> Written:
     """The Written record of the notebook at ``path`` (read within ``notebook_mib``, Limits.notebook_mib); never
     raises for a bad submission: whatever one notebook holds, every other student's answers are still extracted."""
     qs = qs or questions()
@@ -224,9 +229,9 @@ def extract(path, student, notebook_mib: int, qs=None, given=None, notebook=""):
                        f"open the notebook itself", {q.key: Answer(q) for q in qs})
 
 
-def _extract(cells, written, qs, given):
+def _extract(cells: list[dict[str, Any]], written: Written, qs: Sequence[Question], given: set[str]) -> Written:
     by_number = {q.number: q for q in qs}
-    labels = {}  # cell index -> question number whose label the cell holds
+    labels: dict[int, int] = {}  # cell index -> question number whose label the cell holds
     for i, cell in enumerate(cells):
         if cell.get("cell_type") == "markdown":
             match = LABEL.search(_source(cell)[:LABEL_SPAN])
@@ -263,6 +268,7 @@ def _extract(cells, written, qs, given):
             end = i
             break
     current = None
+    number: int | None  # the question an experiment cell belongs to (None: one of the other experiments)
     for i, cell in enumerate(cells):
         if i in label_at:
             current = label_at[i]
@@ -287,14 +293,15 @@ def _extract(cells, written, qs, given):
     return written
 
 
-def _named(text):
+def _named(text: str) -> int | None:
     match = re.search(r"\bQ(\d{1,3})\b", text, re.I)
     return int(match.group(1)) if match else None
 
 
-def _cell(index, cell):
+def _cell(index: int, cell: dict[str, Any]) -> Cell:
     out = Cell(index, _source(cell))
-    texts = []
+    texts: list[str] = []
+    data: Any  # an output's mime bundle (the notebook's JSON)
     outputs = cell.get("outputs")
     for o in outputs if isinstance(outputs, list) else []:
         if not isinstance(o, dict):
@@ -319,13 +326,13 @@ def _cell(index, cell):
     return out
 
 
-def _text(value):
+def _text(value: object) -> str:
     if isinstance(value, list):
         return "".join(v for v in value if isinstance(v, str))
     return value if isinstance(value, str) else ""
 
 
-def _decoded(mime, value):
+def _decoded(mime: str, value: object) -> str | None:
     """The base64 text of an image that is what it claims and within the limit, else None."""
     b64 = _text(value).replace("\n", "").strip()
     if not b64 or len(b64) > MAX_IMAGE_BYTES * 4 // 3 + 8:
@@ -337,7 +344,7 @@ def _decoded(mime, value):
     return b64 if raw.startswith(IMAGE_MAGIC[mime]) else None
 
 
-def _image(data):
+def _image(data: Mapping[str, object]) -> Output | None:
     for mime in IMAGE_MAGIC:
         if mime in data:
             b64 = _decoded(mime, data[mime])
@@ -346,9 +353,9 @@ def _image(data):
     return None
 
 
-def _image_attachments(attachments):
+def _image_attachments(attachments: object) -> dict[str, dict[str, str]]:
     """Images attached to a Markdown cell (``![](attachment:name)``): PNG and JPEG only."""
-    out = {}
+    out: dict[str, dict[str, str]] = {}
     for name, bundle in (attachments.items() if isinstance(attachments, dict) else ()):
         if isinstance(name, str) and isinstance(bundle, dict):
             image = _image(bundle)

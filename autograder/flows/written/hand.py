@@ -8,23 +8,29 @@ it into an nbgrader gradebook. An empty score means "not graded yet" (None), nev
 import csv
 import io
 import math
+import os
+from collections.abc import Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ...engine.safe_text import csv_cell
 from ..records import ClassRow
+
+if TYPE_CHECKING:
+    from .extract import Question
 
 
 class HandScoreError(ValueError):
     """hand.csv cannot be used as it is; the message lists every problem with its line."""
 
 
-def question_points(qs=None):
+def question_points(qs: "Iterable[Question] | None" = None) -> dict[str, float]:
     """{"q1": 5.0, ...} from the released notebook's written-answer cells."""
     from .extract import questions
 
     return {q.key: q.points for q in (qs or questions())}
 
 
-def template(students, points):
+def template(students: Iterable[str], points: Mapping[str, float]) -> str:
     """The text of a blank hand.csv for ``students`` (columns student, q1.., comment)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -34,7 +40,8 @@ def template(students, points):
     return out.getvalue()
 
 
-def load_hand(path, students=None, points=None):
+def load_hand(path: str | os.PathLike[str], students: Iterable[str] | None = None,
+              points: Mapping[str, float] | None = None) -> dict[str, dict[str, Any]]:
     """{student: {"q1": float | None, ..., "comment": str}} from the CSV at ``path``.
 
     ``students``: the known student ids (a name outside them is an error); ``points``: the
@@ -56,7 +63,7 @@ def load_hand(path, students=None, points=None):
         raise HandScoreError(f"{path}: missing column(s) {', '.join(missing)}; the header must be "
                              f"student,{','.join(points)},comment")
     known = set(students) if students is not None else None
-    problems, hand = [], {}
+    problems, hand = list[str](), dict[str, dict[str, Any]]()
     for line, row in enumerate(reader, start=2):
         student = (row.get("student") or "").strip()
         if student.startswith("'") and known is not None and student not in known and student[1:] in known:
@@ -71,7 +78,7 @@ def load_hand(path, students=None, points=None):
         if student in hand:
             problems.append(f"line {line}: student {student!r} appears twice")
             continue
-        entry = {}
+        entry: dict[str, Any] = {}
         for key, top in points.items():
             raw = (row.get(key) or "").strip()
             if not raw:
@@ -95,7 +102,7 @@ def load_hand(path, students=None, points=None):
     return hand
 
 
-def hand_columns(columns, points):
+def hand_columns(columns: Iterable[str], points: Collection[str]) -> list[str]:
     """grade-all's CSV columns with the written questions right after the last part (before total)."""
     cols = [c for c in columns if c not in points]
     at = cols.index("total") if "total" in cols else len(cols)

@@ -18,6 +18,8 @@
   throw-away profile, and a virtual-time budget so MathJax finishes before the page is printed.
   ``make install-pdf`` installs both packages.
 """
+from __future__ import annotations
+
 import hashlib
 import os
 import re
@@ -25,9 +27,16 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ...assignment import NAME
+
+if TYPE_CHECKING:
+    from markupsafe import Markup
+
+    from .extract import Question, Written
 
 HERE = Path(__file__).resolve().parent
 MATHJAX_DIR = Path(os.environ.get("WRITTEN_MATHJAX_DIR", "/usr/share/javascript/mathjax"))
@@ -52,7 +61,7 @@ class PdfError(Exception):
 
 # ---- Markdown, sanitised ------------------------------------------------------------------------
 
-def _attribute(tag, name, value):
+def _attribute(tag: str, name: str, value: str) -> bool:
     if name in ("title", "alt"):
         return True
     if tag == "a" and name == "href":
@@ -74,12 +83,12 @@ CANDIDATE_ATTRIBUTES = {"*": {"title", "alt"}, "a": {"href"}, "img": {"src"}, "t
                         "code": {"class"}, "pre": {"class"}}
 
 
-def _keep(tag, name, value):
+def _keep(tag: str, name: str, value: str) -> str | None:
     """nh3's attribute filter: the value when _attribute admits it, None to drop the attribute."""
     return value if _attribute(tag, name, value) else None
 
 
-def sanitize(html):
+def sanitize(html: str) -> str:
     """HTML rendered from a student's Markdown, with everything but the allow-list removed.
 
     A tag off the list is dropped and its text kept; script and style go with their content.
@@ -91,12 +100,12 @@ def sanitize(html):
                      url_schemes={"http", "https", "mailto", "data"}, strip_comments=True, link_rel=None)
 
 
-def rendered(text, attachments=None):
+def rendered(text: str | None, attachments: dict[str, dict[str, str]] | None = None) -> str:
     """A Markdown cell as nbconvert renders it (what Jupyter, the formgrader and nbconvert show), unsanitised;
     raises when nbconvert cannot render it."""
     from nbconvert.filters.markdown_mistune import IPythonRenderer, InvalidNotebook, MarkdownWithMath
 
-    def render(source):
+    def render(source: str) -> str:
         renderer = IPythonRenderer(escape=False, attachments=attachments or {}, exclude_anchor_links=True)
         return MarkdownWithMath(renderer=renderer).render(source)
 
@@ -106,7 +115,7 @@ def rendered(text, attachments=None):
         return render(re.sub(r"attachment:[^)\s]*", "#missing-attachment", text or ""))
 
 
-def markdown_html(text, attachments=None):
+def markdown_html(text: str | None, attachments: dict[str, dict[str, str]] | None = None) -> Markup:
     """A Markdown cell as safe HTML (nbconvert's renderer, then ``sanitize``); math kept for MathJax."""
     from markupsafe import Markup
 
@@ -124,14 +133,14 @@ def markdown_html(text, attachments=None):
 MATHJAX_ACTIVE = re.compile(r"\\(href|unicode|class|style|cssId|require|data|html)\b")
 
 
-def _markup(html):
+def _markup(html: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
     """Every start tag of ``html`` with its attributes, as a browser's parser reads them."""
     from html.parser import HTMLParser
 
-    found = []
+    found: list[tuple[str, tuple[tuple[str, str], ...]]] = []
 
     class Tags(HTMLParser):
-        def handle_starttag(self, tag, attrs):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
             found.append((tag, tuple(sorted((k, v or "") for k, v in attrs))))
 
     parser = Tags(convert_charrefs=True)
@@ -140,7 +149,7 @@ def _markup(html):
     return sorted(found)
 
 
-def unsafe_markup(text, attachments=None):
+def unsafe_markup(text: str | None, attachments: dict[str, dict[str, str]] | None = None) -> str | None:
     """Why a Markdown cell is not safe to show as rendered (None when it is): what nbconvert renders of it holds a
     tag or attribute the allow-list removes (a script, an event handler, a javascript: link, an iframe, a form),
     or MathJax commands that link or style. The same allow-list as the written answers' pages (``sanitize``)."""
@@ -160,7 +169,7 @@ def unsafe_markup(text, attachments=None):
     return None
 
 
-def code_html(code):
+def code_html(code: str | None) -> Markup:
     from markupsafe import Markup
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
@@ -169,7 +178,7 @@ def code_html(code):
     return Markup(highlight(code or "", PythonLexer(), HtmlFormatter(cssclass="highlight")))
 
 
-def _css():
+def _css() -> Markup:
     from markupsafe import Markup
     from pygments.formatters import HtmlFormatter
 
@@ -177,11 +186,11 @@ def _css():
     return Markup((HERE / "templates" / "style.css").read_text() + HtmlFormatter().get_style_defs(".highlight"))
 
 
-def anchor(student):
+def anchor(student: str) -> str:
     return "s-" + re.sub(r"[^A-Za-z0-9_-]", "_", student) + "-" + hashlib.sha256(student.encode()).hexdigest()[:6]
 
 
-def file_stem(student):
+def file_stem(student: str) -> str:
     """A file name for a student id: the id itself when it is plain, else a slug and a short hash."""
     if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,80}", student):
         return student
@@ -193,7 +202,7 @@ def file_stem(student):
 class Pages:
     """Renders the three kinds of page with one Jinja environment."""
 
-    def __init__(self, questions, assignment=NAME, mathjax=True):
+    def __init__(self, questions: Sequence[Question], assignment: str = NAME, mathjax: bool = True) -> None:
         from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
         self.questions, self.assignment = questions, assignment
@@ -205,7 +214,7 @@ class Pages:
         self.mathjax = (MATHJAX_DIR / "MathJax.js") if mathjax and (MATHJAX_DIR / "MathJax.js").is_file() else None
         self.css = _css()
 
-    def _render(self, template, title, body_class="", **context):
+    def _render(self, template: str, title: str, body_class: str = "", **context: Any) -> str:
         mathjax = self.mathjax
         return self.env.get_template(template).render(
             title=title, css=self.css, body_class=body_class, questions=self.questions, assignment=self.assignment,
@@ -213,24 +222,24 @@ class Pages:
             mathjax_config=(HERE / "mathjax_config.js").as_uri(),
             script_src="file:" if mathjax else "'none'", **context)
 
-    def student(self, written):
+    def student(self, written: Written) -> str:
         return self._render("student.html.j2", f"{written.student}: written answers", w=written)
 
-    def question(self, q, entries):
+    def question(self, q: Question, entries: Iterable[tuple[Written, str]]) -> str:
         """``entries``: [(Written, pdf link or "")] of every student."""
         rows = [(w, w.answers[q.key], pdf) for w, pdf in entries]
         answered = sum(1 for w, a, _ in rows if w.status == "read" and not a.blank)
         return self._render("question.html.j2", f"Q{q.number} ({q.title}): every answer", body_class="wide",
                             q=q, entries=rows, answered=answered)
 
-    def index(self, entries):
+    def index(self, entries: Sequence[tuple[Written, str]]) -> str:
         return self._render("index.html.j2", f"{self.assignment}: written answers", body_class="wide",
                             students=entries)
 
 
 # ---- PDF ------------------------------------------------------------------------------------------
 
-def chromium():
+def chromium() -> str | None:
     """The Chromium executable, or None."""
     override = os.environ.get("WRITTEN_CHROMIUM")
     if override:
@@ -242,7 +251,8 @@ def chromium():
     return None
 
 
-def print_pdf(html_path, pdf_path, browser=None, timeout=PDF_SECONDS):
+def print_pdf(html_path: str | os.PathLike[str], pdf_path: str | os.PathLike[str], browser: str | None = None,
+              timeout: float = PDF_SECONDS) -> Path:
     """Print the HTML file to ``pdf_path`` with headless Chromium, offline; raise PdfError on failure."""
     browser = browser or chromium()
     if not browser:
