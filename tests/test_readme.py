@@ -413,7 +413,7 @@ PLAN = {
     f"AUTOGRADER_ASSIGNMENT=solutions.week6_bigram .venv/bin/python -m autograder install-nbgrader {INSTRUCTOR_COURSE}": skip(
         "the second assignment into the same course: tests/test_nbgrader_two_assignments.py installs both with "
         "install-nbgrader, the variable naming week 6's package, beside an ordinary nbgrader assignment"),
-    f"cd {INSTRUCTOR_COURSE} && nbgrader autograde week6_bigram && nbgrader autograde week7_attention": skip(
+    f"cd {INSTRUCTOR_COURSE} && nbgrader autograde week6_bigram && nbgrader autograde {NAME}": skip(
         "tests/test_nbgrader_two_assignments.py runs both plain autogrades in one course and checks the gradebook"),
     "make student-ci-check": run(has(f"0 / {PARTS} parts pass"), returncode=2),
     "make student-ci-check NOTEBOOK=submissions/ada.ipynb": dry(
