@@ -13,7 +13,6 @@ update, and no student-CI template).
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -41,11 +40,11 @@ def refresh_config(course: Path) -> None:
     assignment's notebooks to nbgrader's own kernel (guide trial, 2026-12-05). A package that can no longer be
     imported loses its line, said on stderr."""
     from autograder.flows.nbgrader import graded
+    from autograder.flows.nbgrader.course import PACKAGE_LINE
     from autograder.flows.nbgrader.install import add_config
 
     config = course / "nbgrader_config.py"
-    earlier = re.findall(r"^\s*grade_in_sandbox\(c,\s*['\"]([\w.]+)['\"]\s*\)", config.read_text(),
-                         re.M) if config.is_file() else []
+    earlier = PACKAGE_LINE.findall(config.read_text()) if config.is_file() else []
     shutil.copy(Path(__file__).with_name("nbgrader_config.py"), config)
     for package in earlier:
         try:

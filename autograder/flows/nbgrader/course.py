@@ -28,6 +28,10 @@ TOLERANCE = 1e-6
 CONFIG_LINE = re.compile(r"^\s*grade_in_sandbox\(c\)", re.M)  # what install-nbgrader writes (install.py)
 
 
+# Any line install-nbgrader writes for a package other than the default: its group 1 is the package's dotted name.
+PACKAGE_LINE = re.compile(r"^\s*grade_in_sandbox\(c,\s*['\"]([\w.]+)['\"]\s*\)", re.M)
+
+
 def config_line(package=None):
     """The line install-nbgrader writes for ``package`` (None: the default one, `grade_in_sandbox(c)`)."""
     if package is None:
