@@ -45,7 +45,7 @@ GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "no
                     "deep_scratch", "locked_scratch", "renice_everyone"],
           "escape": ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network", "exfiltrate",
                      "read_own_heap", "magics", "grader_secrets", "keyring_note", "keyring_poison",
-                     "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes"],
+                     "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes", "pid_max_wrap"],
           "exits": ["exit_in_function", "os_exit_in_function", "segfault_in_function", "interrupt_in_function",
                     "exit_at_top_level", "os_exit_at_top_level", "kill_everything", "sleep_top_level"],
           "resources": ["memory_bomb", "huge_return", "print_flood", "disk_fill", "spawn_processes", "memory_tree",

@@ -53,7 +53,8 @@ GROUPS = {
                      "slow_hop", "shared_window"]),
     "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
                      "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note",
-                     "keyring_poison", "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes"]),
+                     "keyring_poison", "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes",
+                     "pid_max_wrap"]),
     "reach": (150, ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
                     "deep_scratch", "locked_scratch", "renice_everyone"]),
 }

@@ -335,6 +335,76 @@ def test_a_tree_that_keeps_changing_pid_ends():
     assert "processes in a second" in watchdog.fired, watchdog.fired
 
 
+# PID 1 of a PID namespace of its own (as the worker is in the namespace modes), under a keeper that waits for it.
+# Each line it reads, N, starts a chain of N hops (fork, and the parent exits at once: hostile/pid_hopping.py's
+# shape), whose last process says "done" and stays.
+NAMESPACED_HOPPER = r"""
+import ctypes, os, signal, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+if libc.unshare(CLONE_NEWPID if os.getuid() == 0 else CLONE_NEWUSER | CLONE_NEWPID) != 0:
+    sys.exit("unshare: " + os.strerror(ctypes.get_errno()))
+worker = os.fork()
+if worker:
+    os.waitpid(worker, 0)
+    sys.exit(0)
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # orphans come back to PID 1: they reap themselves
+print("ready", flush=True)
+for line in sys.stdin:
+    if os.fork() == 0:
+        for _ in range(int(line)):
+            if os.fork():
+                os._exit(0)
+        print("done", flush=True)
+        time.sleep(60)
+        os._exit(0)
+"""
+
+
+def test_in_a_pid_namespace_the_trees_starts_count_and_the_machines_do_not():
+    """CI of 2026-12-05 killed an honest cell in the user environment for "206 processes in a second": the count
+    read the worker's ns_last_pid through its root, and the kernel answers that file with the reader's namespace,
+    the keeper's, so every process the machine started counted. The tree's own pids count: a busy machine starts
+    300 processes outside the tree and the tree lives; the tree hops past the limit and ends."""
+    keeper = subprocess.Popen([sys.executable, "-c", NAMESPACED_HOPPER], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert keeper.stdout.readline() == "ready\n", keeper.communicate(timeout=10)
+        worker = budget.descendants(keeper.pid)[0]
+        watchdog = budget.Watchdog(keeper.pid, memory_mib=1 << 20, processes=64, worker=worker)
+        assert watchdog.check(), watchdog.fired
+        subprocess.run([sys.executable, "-c", "import os\nfor _ in range(300):\n    if os.fork() == 0:\n"
+                        "        os._exit(0)\n    os.wait()\n"], check=True)
+        assert watchdog.check(), watchdog.fired  # the machine's, not the tree's
+        keeper.stdin.write("20\n")  # an honest pace
+        keeper.stdin.flush()
+        assert keeper.stdout.readline() == "done\n"
+        assert watchdog.check(), watchdog.fired
+        keeper.stdin.write(f"{watchdog.starts_per_second + 20}\n")
+        keeper.stdin.flush()
+        assert keeper.stdout.readline() == "done\n"
+        assert not watchdog.check()
+        assert "processes in a second" in watchdog.fired, watchdog.fired
+    finally:
+        budget.kill_descendants(keeper.pid)
+        keeper.kill()
+        keeper.wait()
+
+
+def test_a_pid_first_seen_below_the_newest_counts_as_a_start():
+    """Pids are given out in turn, so the newest pid a sample finds counts every start since the last one; a pid
+    first seen below it came after the count wrapped at pid_max, and counts once (the worker may not lower its
+    namespace's pid_max: /proc/sys is read-only in its root, hostile/pid_max_wrap.py)."""
+    watchdog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=64)
+    worker = {"NSpid": "4000 1"}
+    seen = lambda *pids: [worker] + [{"NSpid": f"{5000 + p} {p}"} for p in pids]  # noqa: E731
+    assert watchdog._churn(seen(), worker) == 0
+    assert watchdog._churn(seen(40), worker) == 39  # pids 2 to 40 were given out since
+    assert watchdog._churn(seen(40), worker) == 39  # (the same second: nothing more)
+    assert watchdog._churn(seen(3, 40), worker) == 40  # wrapped: a new pid below the newest
+    assert watchdog._churn([{"NSpid": "77"}], {"NSpid": "77"}) == 40  # no namespace of its own: pids not counted
+
+
 def test_a_late_sample_spreads_its_starts_over_the_time_it_covers(monkeypatch):
     """A sample that comes late (a busy machine: CI of 2026-12-04 killed an honest tree of 100 forked children in
     the user environment) must not read the starts of two seconds as one second's. Honest forks over a long gap

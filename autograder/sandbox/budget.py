@@ -431,15 +431,6 @@ def _confined(status: dict[str, str], keeper_filters: int | None) -> bool:
 PRIVATE_MOUNTS = ("tmp", "var/tmp", "dev/shm", "dev/mqueue")  # confine.build_filesystem's tmpfs scratch
 
 
-def _own_root(worker: str) -> bool:
-    """Whether the worker (its /proc directory) stands on a root of its own (after pivot_root), with its own /proc."""
-    try:
-        own, host = os.stat(f"{worker}/root/"), os.stat("/")
-    except OSError:
-        return False
-    return (own.st_dev, own.st_ino) != (host.st_dev, host.st_ino)
-
-
 def _tmpfs_bytes(worker: str, disk_mib: int) -> int | None:
     """What the worker's private tmpfs mounts hold, seen through its root (``worker``: its /proc directory, see
     _view); None where /proc refuses us its root.
@@ -513,26 +504,33 @@ class Watchdog:
         self.keeper_filters = _filters(_status("/proc/self"))  # the worker's own filter comes on top of these
         self.areas: dict[int, int] = {}  # pid -> mapping areas, as counted by the last sample
         self.reaped = 0  # processes of the tree the keeper has reaped (orphans come back to it: template._watch)
-        self.last_pid: int | None = None  # the worker's PID namespace's last pid, at the last sample
+        self.depth = len(_status("/proc/self").get("NSpid", "").split())  # PID namespaces the keeper is in
+        self.newest: int | None = None  # the newest pid of the tree, in the worker's PID namespace, so far
+        self.known: set[int] = set()  # the tree's pids there at the last sample
         self.started: list[tuple[float, float]] = []  # (when, processes started since the sample before, per s)
         self.sampled_at: float | None = None  # when _churn last read the count
 
-    def _churn(self, worker: str | None) -> int:
+    def _churn(self, statuses: list[dict[str, str]], worker: dict[str, str] | None) -> int:
         """Processes (and threads) the tree started in the last second. A process that changes pid faster than a
         sample can read it (fork, and the parent exits at once) holds memory no sample finds (docs/history.md:
-        pid_hopping). Counted where it can be: in a PID namespace of the worker's own, by its last pid (every
-        pid given out in it); without one, by the orphans that come back to the keeper, as each hop leaves one."""
+        pid_hopping). Counted where it can be: in a PID namespace of the worker's own, by the pids the tree shows
+        there (pids are given out in turn: the newest one tells how many were given out since the last sample,
+        to processes and threads, however short-lived); without one, by the orphans that come back to the
+        keeper, as each hop leaves one.
+
+        Not by that namespace's ns_last_pid: the kernel answers that file with the pid namespace of whoever reads
+        it, the keeper's, so that every process the machine started counted as the tree's (CI of 2026-12-05: an
+        honest cell killed for "206 processes in a second" on a busy machine; docs/history.md: churn_misread)."""
         started = self.reaped
         self.reaped = 0
-        if worker is not None and _own_root(worker):
-            try:
-                with open(f"{worker}/root/proc/sys/kernel/ns_last_pid") as handle:
-                    last = int(handle.read())
-            except (OSError, ValueError):
-                last = None
-            if last is not None and self.last_pid is not None:
-                started += max(0, last - self.last_pid)
-            self.last_pid = last
+        if worker is not None and len(worker.get("NSpid", "").split()) > self.depth:
+            pids = {int(status["NSpid"].split()[-1]) for status in statuses if status.get("NSpid")}
+            newest = max(pids, default=0)
+            if self.newest is not None:
+                # Pids past the newest seen were all given out since; a pid first seen below it came after
+                # the count wrapped at pid_max (which the worker may not change: /proc/sys is read-only).
+                started += max(0, newest - self.newest) + sum(1 for p in pids - self.known if p < self.newest)
+            self.newest, self.known = max(newest, self.newest or 0), pids
         now = time.monotonic()
         # A late sample (a busy machine, or a tree of many processes to read) covers more than a second: what it
         # counted is spread over the time it covers, so that 150 starts over 2 s are not read as 150 in one.
@@ -590,8 +588,8 @@ class Watchdog:
             views.update(batch)
         if self.tree:
             used += sum(shared.values())
-        worker_view = views[self.worker][0] if self.worker in views else None
-        churn = self._churn(worker_view)
+        churn = self._churn([status for _, status in views.values()],
+                            views[self.worker][1] if self.worker in views else None)
         if self.worker and self.worker in views:
             tmpfs = _tmpfs_bytes(views[self.worker][0], self.disk_mib)
             unread += [self.worker] if tmpfs is None else []

@@ -110,6 +110,9 @@ def build_filesystem(config: WorkerConfig, uid: int) -> str:
             mount("tmpfs", new + path, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=64k,mode=0755")
     _build_dev(new + "/dev", disk, has_mqueue)
     mount("proc", new + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    # Its sysctls read-only, as a container's are: root of its own user namespace, the worker could set its PID
+    # namespace's pid_max (kernel 6.14 on), and so wrap the pids by which the watchdog counts its starts.
+    _bind_read_only(new + "/proc/sys", new + "/proc/sys")
     try:  # CPU topology for os.cpu_count() and friends; this network namespace's devices only
         mount("sysfs", new + "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except OSError:

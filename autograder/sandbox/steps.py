@@ -248,7 +248,7 @@ class PrivateNamespaces(Step):
 
 class OwnRoot(Step):
     """A root file system of its own (pivot_root): the system and the Python installation read-only, fresh
-    /proc and /dev, private tmpfs scratch; nothing else of the machine, hidden code covered."""
+    /proc (its sysctls read-only) and /dev, private tmpfs scratch; nothing else of the machine, hidden code covered."""
     provides = (Provides(G.SECRETS), Provides(G.WRITES), Provides(G.NEXT_SUBMISSION), Provides(G.DISK))
 
 
