@@ -1,8 +1,4 @@
-"""A top-level cell that lowers its PID namespace's pid_max (root of its own user namespace, kernel 6.14 on: the
-sysctl is per namespace and the namespace's root may write it), so that its pids wrap every few hundred starts and
-a count of its starts by the newest pid it shows sees almost none (found while fixing the churn misread of
-2026-12-05, docs/history.md): attacks the watchdog's count of processes started; /proc/sys is read-only in the
-worker's root (EROFS), and the grader's uid may not write the host's (EACCES); every part keeps full points."""
+"""A top-level cell that lowers its PID namespace's pid_max (root of its own user namespace, kernel 6.14 on: the sysctl is per namespace and the namespace's root may write it), so that its pids wrap every few hundred starts and a count of its starts by the newest pid it shows sees almost none (found while fixing the churn misread of 2026-12-05, docs/history.md): attacks the watchdog's count of processes started; /proc/sys is read-only in the worker's root (EROFS), and the grader's uid may not write the host's (EACCES); every part keeps full points."""
 from autograder.assignment import PART_IDS
 ATTACKS = []
 KEEPS = list(PART_IDS)
