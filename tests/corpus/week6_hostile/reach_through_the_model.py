@@ -22,19 +22,16 @@ def _w6_look(model):
                 _W6_FOUND.append(f"read {path}: {handle.read(40)!r}")
         except OSError:
             pass
-    def hidden(name):
-        parts = name.split(".")
-        return bool({"reference", "suites", "diagnosis", "release"} & set(parts[1:])) or parts[0] == "tests" \
-            or name.startswith("autograder.engine")
-
-    _W6_FOUND.extend(f"module {name}" for name in list(_sys.modules) if hidden(name))
+    # Hidden: the assignment's suites, reference, diagnosis and release, and the package's tests (what
+    # hostile/read_own_heap.py looks for in week 7); the engine's own modules are not (the wheel's code, no answer).
+    hidden = ("solutions.week6_bigram.suites", "solutions.week6_bigram.reference", "solutions.week6_bigram.diagnosis",
+              "solutions.week6_bigram.release", "solutions.reference", "conftest", "tests")
+    folders = ("/solutions/week6_bigram/suites/", "/solutions/week6_bigram/reference/", "/solutions/reference/",
+               "/tests/")
+    _W6_FOUND.extend(f"module {name}" for name in list(_sys.modules) if name.startswith(hidden))
     for thing in _gc.get_objects():
-        try:
-            module = getattr(thing, "__module__", None)
-        except Exception:
-            continue
-        if callable(thing) and isinstance(module, str) and hidden(module):
-            _W6_FOUND.append(f"heap {module}.{getattr(thing, '__name__', '?')}")
+        if type(thing).__name__ == "function" and any(f in thing.__code__.co_filename for f in folders):
+            _W6_FOUND.append(f"function {thing.__code__.co_filename}:{thing.__code__.co_name}")
             break
     lab_names = set(vars(BigramLM(3)))
     extra = sorted(set(vars(model)) - lab_names - {"_passes"})
