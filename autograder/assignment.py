@@ -61,7 +61,7 @@ def build_course(*args, **kwargs):
 # beside this module: in a checkout, in an unzipped copy such as Gradescope's /autograder/source, or in
 # site-packages once the wheel is installed. The instructor's working data (build/: the nbgrader course,
 # the secret key, the caches, the Gradescope zip) goes to a working directory (workdir()): in a checkout,
-# the checkout itself, as always; for an installed package, $AUTOGRADER_WORKDIR (`week7-grader --workdir`)
+# the checkout itself, as always; for an installed package, $AUTOGRADER_WORKDIR (`autograder --workdir`)
 # or else the current directory.
 ROOT = Path(__file__).resolve().parents[1]  # the folder that holds the packages autograder/ and solutions/
 # A wheel also carries copies of the few checkout files outside the two packages that the grader reads

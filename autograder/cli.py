@@ -1,4 +1,4 @@
-"""week7-grader grade NOTEBOOK --out results.json   (or python -m autograder ...; see --help of each command)
+"""autograder grade NOTEBOOK --out results.json   (or python -m autograder ...; see --help of each command)
 
 The one command of the package: the grading commands are subcommands here (grade, and the flows'
 grade-all, written, class-report, crosscheck; authoring's new-assignment and check-assignment); release,
@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console() -> None:
-    """The console script week7-grader (pyproject.toml [project.scripts]); python -m autograder is __main__.py.
+    """The console script autograder (pyproject.toml [project.scripts]); python -m autograder is __main__.py.
 
     Workers are forked from the grading process and inherit its string-hash seed: fix it at 0 before
     anything else runs (__main__.py says why), by starting this script again once with it set.

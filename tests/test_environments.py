@@ -4,7 +4,8 @@ In every environment: the probe takes the strongest confinement it allows and sa
 results.json's extra_data); the solution scores full marks and the blank 0; the hostile corpus's attacks
 on the grader hold (the `reach` group twice, so that a note left for the next submission would be
 found; `escape`, `exits`, and `resources` where no control group bounds the tree); a grade-all batch
-grades every notebook, the oracle-only ones (tests/corpus/oracle_only/) to nothing; and nothing of the emulated instructor's machine changes: not the checkout (the
+grades every notebook, the oracle-only ones (tests/corpus/oracle_only/) to nothing; week 6, the second
+assignment, is graded as week 7 is (its solution, its blank, the attacks on it); and nothing of the emulated instructor's machine changes: not the checkout (the
 hidden suites, the reference, build/ with the secret), not the venv (a .pth there would run in the next
 grading process), not the home. Where nothing can confine a worker, nothing is graded unless the
 instructor opts in. The Gradescope autograder runs in the Docker-like container.
@@ -28,6 +29,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
 import hostile
 import oracle_only
+import week6_hostile
 from hostile._harness import UNCHANGED, diff, snapshot
 
 from autograder.assignment import INSTRUCTOR_NOTEBOOK, NAME, NOTEBOOK_FILE, ROOT, STUDENT_NOTEBOOK
@@ -41,6 +43,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="th
 NAMES = [name for name, env in ENVIRONMENTS.items() if env.expected is not Mode.NONE]
 SOLUTION = INSTRUCTOR_NOTEBOOK.relative_to(ROOT)  # in each machine's checkout
 BLANK = STUDENT_NOTEBOOK.relative_to(ROOT)
+WEEK6 = "solutions.week6_bigram"  # the second assignment, through AUTOGRADER_ASSIGNMENT (plugin_api.load)
+WEEK6_SOLUTION = Path("build/course/source/week6_bigram/week6_bigram.ipynb")  # make release builds both
+WEEK6_BLANK = Path("assignments/week6_bigram/week6_bigram.ipynb")
+WEEK6_CASES = [hostile.load(c) for c in week6_hostile.GENERIC] + [week6_hostile.load("reach_through_the_model")]
 GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
                     "deep_scratch", "locked_scratch", "renice_everyone"],
           "escape": ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network", "exfiltrate",
@@ -85,10 +91,11 @@ class Run:
         os.chown(path, self.env.uid, self.env.uid)
         return path
 
-    def grade(self, key, notebook, *extra, budget=150):
+    def grade(self, key, notebook, *extra, budget=150, env=None):
         out = self.work / f"{key}.json"
         started = time.monotonic()
-        run = self.machine.grade(notebook, out, "--budget", str(budget), *extra, timeout=budget + 300)
+        run = self.machine.grade(notebook, out, "--budget", str(budget), *extra, timeout=budget + 300,
+                                 **({"env": env} if env else {}))
         results = json.loads(out.read_text()) if out.exists() else None
         self.grades[key] = {"run": run, "results": results, "seconds": time.monotonic() - started,
                             "scratch": self.scratch_left()}
@@ -119,6 +126,14 @@ def _campaign(name):
         # grades in ~5 s here), 18 s less waiting in each environment.
         r.grade(group, notebook, *(("--cell-seconds", "12") if group == "exits" else ()), budget=BUDGET[group])
     r.grade("reach_again", notebooks["reach"], budget=BUDGET["reach"])  # a note from the first would be found
+    # Week 6, the second assignment (issue 29), graded as week 7 is: its solution, its blank, and the attacks on it
+    # (the generic reach cases and its own, a function handed the grader's model) built into its solution.
+    week6 = {"AUTOGRADER_ASSIGNMENT": WEEK6}
+    r.grade("week6_solution", m.checkout / WEEK6_SOLUTION, env=week6)
+    r.grade("week6_blank", r.write("week6_blank", nbformat.read(str(m.checkout / WEEK6_BLANK), as_version=4)),
+            env=week6)
+    r.grade("week6_hostile", r.write("week6_hostile", hostile.build(m.checkout / WEEK6_SOLUTION, WEEK6_CASES, params)),
+            budget=BUDGET["reach"], env=week6)
     # The oracle-only notebooks (tests/corpus/oracle_only/): built from the blank, graded only in the batch.
     oracles = [r.write(f"oracle_{c}", hostile.build(m.checkout / BLANK, [oracle_only.load(c)], {}))
                for c in oracle_only.case_names()]
@@ -233,6 +248,27 @@ def test_the_attacks_hold(campaigns, name):
             for expected in getattr(case, "EXPECT", []):
                 assert expected in data["output"], (f"{name} {group}: {case.__name__} should report {expected!r}; "
                                                     f"the grader said: {g['run'].stderr[-2000:]}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_week6_is_graded_as_week7_is(campaigns, name):
+    """The second assignment in the same environment, the same confinement: its solution 100, its blank 0, and the
+    attacks on it (tests/corpus/week6_hostile/) gain nothing and find nothing."""
+    r = campaigns[name]
+    confinement = r.grades["solution"]["results"]["extra_data"]["confinement"]
+    for key, score in (("week6_solution", 100), ("week6_blank", 0), ("week6_hostile", 100)):
+        g = r.grades[key]
+        assert g["run"].returncode == 0, f"{name} {key}: exit {g['run'].returncode}\n{g['run'].stderr[-3000:]}"
+        assert g["results"]["extra_data"]["confinement"] == confinement, (name, key)
+        assert g["results"]["score"] == score, f"{name} {key}: {_parts(g['results'])}\n{g['results']['output']}"
+        assert {t["tags"][0] for t in g["results"]["tests"]} == {"tokens", "bigram", "model"}, (name, key)
+    g = r.grades["week6_hostile"]
+    everything = g["run"].stdout + g["run"].stderr + json.dumps(g["results"])
+    for case in WEEK6_CASES:
+        for never in getattr(case, "NEVER", []):
+            assert never not in everything, f"{name}: {case.__name__} left {never!r}"
+        for expected in getattr(case, "EXPECT", []):
+            assert expected in g["results"]["output"], f"{name}: {case.__name__} should report {expected!r}"
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -433,13 +433,13 @@ PLAN = {
         check=lambda clone, out: make_shows(clone, "install PYTHON=/usr/bin/python3", "/usr/bin/python3 -m venv .venv")),
     "make test-system-python": dry("`make test` runs it (CI); ~2 min: a clone, a venv from /usr/bin/python3, the fast "
                                    "tier", check=has("install release", "test-fast", "git stash create")),
-    ".venv/bin/week7-grader": prose("names the checkout's console script; the commands below type it in full"),
+    ".venv/bin/autograder": prose("names the checkout's console script; the commands below type it in full"),
     ".venv/bin/python -m autograder": prose("names the module the commands below run"),
-    ".venv/bin/week7-grader grade-all submissions/ --shard 1/2 --out shards/1/grades.csv": run(
+    ".venv/bin/autograder grade-all submissions/ --shard 1/2 --out shards/1/grades.csv": run(
         has("shard 1/2 of the class")),
-    ".venv/bin/week7-grader grade-all submissions/ --shard 2/2 --out shards/2/grades.csv": run(
+    ".venv/bin/autograder grade-all submissions/ --shard 2/2 --out shards/2/grades.csv": run(
         has("shard 2/2 of the class")),
-    ".venv/bin/week7-grader grade-all merge shards/1/grades.csv shards/2/grades.csv --out shards/grades.csv "
+    ".venv/bin/autograder grade-all merge shards/1/grades.csv shards/2/grades.csv --out shards/grades.csv "
     "--roster roster.csv --lms canvas": run(lambda clone, out: merged_shards(clone)),
 }
 
@@ -474,8 +474,8 @@ def code_blocks(language, text=README):
 
 
 # The README's lines that build the wheel, install it in a venv outside the checkout and grade with its
-# `week7-grader`: tests/test_wheel.py runs them as written (a fresh clone, the venv beside it).
-WHEEL_COMMANDS = [typed_form(" ".join(c.split())) for block in bash_blocks() if "../grader-venv/bin/week7-grader" in block
+# `autograder`: tests/test_wheel.py runs them as written (a fresh clone, the venv beside it).
+WHEEL_COMMANDS = [typed_form(" ".join(c.split())) for block in bash_blocks() if "../grader-venv/bin/autograder" in block
                   for c in _block_commands(block)]
 PLAN.update({command: skip("run as written by tests/test_wheel.py, in a fresh clone of its own with the venv "
                            "beside it (~1 min of pip), then every other command of the installed package")
@@ -617,8 +617,8 @@ with open(os.environ["WEEK7_RECORD"], "a") as handle:
 
 
 def recorded(script, tmp_path, env, shell="bash"):
-    """The argv of every `week7-grader` call ``script`` makes, with a stand-in `week7-grader` on PATH."""
-    stub = tmp_path / "stub" / "week7-grader"
+    """The argv of every `autograder` call ``script`` makes, with a stand-in `autograder` on PATH."""
+    stub = tmp_path / "stub" / "autograder"
     if not stub.exists():
         stub.parent.mkdir()
         stub.write_text(RECORDER)
@@ -642,7 +642,7 @@ def test_job_array_recipes_run_the_two_commands(tmp_path):
     import yaml
 
     block = next(b for b in bash_blocks() if "--shard 1/2" in b)
-    typed = [c.split()[1:] for c in _block_commands(block)]  # without .venv/bin/week7-grader
+    typed = [c.split()[1:] for c in _block_commands(block)]  # without .venv/bin/autograder
     assert typed[:2] == [shard_call(1, 2), shard_call(2, 2)] and typed[2][:2] == ["grade-all", "merge"]
 
     grade_sh = next(b for b in code_blocks("sh") if "#SBATCH --array" in b)

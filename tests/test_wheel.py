@@ -3,7 +3,7 @@
 The installs are tests/wheel_env.py (started in the background when the session begins): docs/install.md's
 four lines run as written in a fresh clone (build, a venv beside it, `pip install -c requirements.txt`
 of the wheel) and the Gradescope image built by the zip's own setup.sh from the slim lock. Here the
-installed `week7-grader` grades the reference and the blank notebook from a course folder of its own
+installed `autograder` grades the reference and the blank notebook from a course folder of its own
 (docs/install.md's last line) and runs every other flow there; the image's run_autograder grades with the
 slim lock; last, the sdist is installed into the first venv (pip builds it) and must give the same package.
 """
@@ -25,7 +25,7 @@ from tests.points import total
 from tests.wheel_env import PIP_ENV, readme, readme_lines, run
 
 pytestmark = pytest.mark.slow
-SCRIPT = "week7-grader"
+SCRIPT = "autograder"
 
 
 def loot_notebook(solution, path, secret):

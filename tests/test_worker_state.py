@@ -110,6 +110,30 @@ def test_a_dead_template_is_a_grader_fault_not_a_hang(notebook):
     assert time.monotonic() - started < 30
 
 
+def test_a_model_the_assignment_does_not_serve_is_a_grader_fault_that_says_so():
+    """An instructor's suite that hands a function a module its served.is_model() does not claim (the outsider who
+    wrote week8_norms from the guide: nn.LayerNorm with the scaffold's served module) used to be told nothing: the
+    grader could not encode its own message, blamed the worker ("stopped responding"), and the honest notebook got
+    0 in that part. It is the grader's error, before any worker is asked, and it names the module and the fix."""
+    import torch
+
+    from autograder.engine.faults import GraderFault
+    from autograder.engine.supervisor import WorkerSession
+    from autograder.engine.template import Template
+    template = Template(probe())
+    session = WorkerSession(template, ["def f(m):\n    return 1\n"])
+    try:
+        with pytest.raises(GraderFault) as raised:
+            session.call("f", [torch.nn.LayerNorm(3)], {})
+        said = str(raised.value)
+        assert "LayerNorm is a torch.nn.Module" in said and "is_model()" in said and "docs/authoring.md" in said, said
+        assert session.worker is None and session.restarts == 0  # no worker blamed, none started
+        assert session.call("f", [torch.ones(2)], {}).value == 1  # and the session still grades
+    finally:
+        session.close()
+        template.close()
+
+
 def test_a_sandbox_that_cannot_start_workers_is_never_the_students_fault(notebook):
     import dataclasses
 

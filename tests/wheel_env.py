@@ -44,7 +44,7 @@ def readme_lines() -> tuple[str, str, str, str]:
     assert len(WHEEL_COMMANDS) == 4, WHEEL_COMMANDS
     build, venv, install, grade = WHEEL_COMMANDS
     assert build.startswith(".venv/bin/python -m build") and " -m venv ../grader-venv" in venv
-    assert "pip install -c requirements.txt dist/" in install and "week7-grader grade submissions/ada.ipynb" in grade
+    assert "pip install -c requirements.txt dist/" in install and "autograder grade submissions/ada.ipynb" in grade
     return build, venv, install, grade
 
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from ..assignment import private, served
+from ..assignment import ASSIGNMENT, private, served
 from ..settings import Limits
 from ..sandbox import protocol, wire
 from ..sandbox.config import WorkerConfig
@@ -268,9 +268,11 @@ class WorkerSession:
         self.reports[event.index] = CellReport(event.index, _error(event.error), output + note)
 
     def _send(self, worker: Worker, record: object) -> None:
+        """Send ``record`` (or a frame already encoded) to the worker."""
+        frame = record if isinstance(record, bytes) else wire.encode(protocol.to_wire(record))
         try:  # a worker that stops reading must not hang the grader on a full socket buffer
             worker.sock.settimeout(max(1.0, self._remaining(self.limits.call_seconds)))
-            worker.sock.sendall(wire.encode(protocol.to_wire(record)))
+            worker.sock.sendall(frame)
         except (OSError, wire.WireError) as err:
             raise WorkerLost("stopped responding (it exited)") from err
 
@@ -351,10 +353,14 @@ class WorkerSession:
         placed, models = [], served().model_server(self.limits, self.limits.model_seconds - self.model_seconds)
         wire_args = [self._outgoing(a, placed, models, i) for i, a in enumerate(args)]
         wire_kwargs = {k: self._outgoing(v, placed, models, None) for k, v in kwargs.items()}
+        try:  # the grader's own message: what it cannot send is the assignment's doing, never the student's
+            frame = wire.encode(protocol.to_wire(protocol.Call(name, wire_args, wire_kwargs, bool(grad))))
+        except wire.WireError as err:
+            raise GraderFault(unsendable(name, [*args, *kwargs.values()], err)) from None
         for attempt in (1, 2):
             worker = self._ready()
             try:
-                self._send(worker, protocol.Call(name, wire_args, wire_kwargs, bool(grad)))
+                self._send(worker, frame)
                 break
             except WorkerLost:  # it died between calls (a timer, a thread): not this function's doing
                 self.kill()  # never keep a dead socket: every later call would fail on it
@@ -415,6 +421,21 @@ class WorkerSession:
     def close(self) -> None:
         self.kill(wait=False)
         self.arena.close()
+
+
+def unsendable(name: str, arguments: list[Any], err: Exception) -> str:
+    """Why a check's call of ``name`` cannot reach the worker, for the instructor: a suite handed it a value the wire
+    does not carry (a model the assignment's served module does not serve, most often: docs/authoring.md, "Handing
+    students a model or a module"). A grader error, so that the notebook is not given a silent 0."""
+    modules = sorted({type(a).__name__ for a in arguments if isinstance(a, torch.nn.Module)})
+    said = f"a check calls `{name}` with a value the worker cannot be sent"
+    if not modules:
+        said += f" ({str(err).replace('returned to the grader', 'sent')})"
+    else:
+        said += (f": {', '.join(modules)} is a torch.nn.Module that {ASSIGNMENT.served}.is_model() does not claim. "
+                 "A model a student function receives stays in the grader and reaches the worker as a replica: "
+                 "see docs/authoring.md, \"Handing students a model or a module\"")
+    return said
 
 
 def _error(error: object) -> dict[str, str] | None:

@@ -29,6 +29,6 @@ def exit_now(code: object) -> NoReturn:
 
 
 def prog() -> str:
-    """How this command was typed: week7-grader, or python -m autograder."""
+    """How this command was typed: autograder, or python -m autograder."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return name if name and not name.endswith(".py") and name != "-c" else "python -m autograder"
