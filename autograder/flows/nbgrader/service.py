@@ -113,7 +113,7 @@ class Service:
         else:
             digest = sha256(data)
             record = load_record(self.course, student)
-            if is_current(record, digest, key):
+            if record is not None and is_current(record, digest, key):
                 return {"ok": True, "sha256": digest, "score": record["score"], "max_score": record["max_score"],
                         "cached": True}
             copy = keep_copy(self.course, student, data)
