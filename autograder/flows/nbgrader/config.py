@@ -115,7 +115,7 @@ def _warm_up(c, assignment: Graded):
 _WARMED: set = set()  # nbgrader reads its config more than once; one head start per assignment is enough
 
 
-def reopen_interrupted(course: str | os.PathLike, assignment: Graded | None = None) -> list[str]:
+def reopen_interrupted(course: str | os.PathLike[str], assignment: Graded | None = None) -> list[str]:
     """Make nbgrader autograde again every student it left unfinished; one line per student, to be shown.
 
     nbgrader writes autograded/<student>/<assignment>/ (the sanitized notebook) before it executes it, and
