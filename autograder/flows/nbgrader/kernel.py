@@ -168,13 +168,14 @@ class IsolatedKernel(Kernel):
         return {"status": "complete"}
 
 
-def main():
+def main() -> int:
     from ipykernel.kernelapp import IPKernelApp
     # No redirection of this process's own stdout/stderr into cells: only what do_execute sends.
     # Warnings of the app (plain TCP on localhost, which is how nbclient connects) would print once per
     # student into nbgrader's output; this kernel's messages carry nothing but recorded grades.
     IPKernelApp.launch_instance(kernel_class=IsolatedKernel, outstream_class=None,
                                 capture_fd_output=False, log_level=logging.ERROR)
+    return 0  # launch_instance returns once the kernel was shut down
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import os
 import re
 import time
 import weakref
+from typing import TYPE_CHECKING
 
 import nbformat
 from nbformat import v4
@@ -36,6 +37,9 @@ from nbgrader.preprocessors import ClearHiddenTests, Execute, IgnorePattern, NbG
 
 from . import Graded, registered
 from .kernelspec import display_name
+
+if TYPE_CHECKING:
+    from .client import Asked
 
 STUDENT_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
@@ -60,7 +64,7 @@ def course_of(resources):
 
 
 # ---- generate_assignment -------------------------------------------------------------------------
-class IsolatedKernelspec(NbGraderPreprocessor):
+class IsolatedKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Before SaveCells: the gradebook keeps the assignment's isolated kernel (`week7-isolated`) as the notebook's.
 
     nbgrader's OverwriteKernelspec gives every submission the gradebook's kernelspec at
@@ -77,7 +81,7 @@ class IsolatedKernelspec(NbGraderPreprocessor):
         return nb, resources
 
 
-class StudentKernelspec(NbGraderPreprocessor):
+class StudentKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """After SaveCells: the released notebook opens in the student's own `python3`."""
 
     def preprocess(self, nb, resources):
@@ -87,7 +91,7 @@ class StudentKernelspec(NbGraderPreprocessor):
 
 
 # ---- autograde: sanitize -----------------------------------------------------------------------------
-class RestoreCellMetadata(NbGraderPreprocessor):
+class RestoreCellMetadata(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Make each cell's nbgrader metadata the instructor's, whatever the student did to it.
 
     nbgrader trusts the submission's metadata: a duplicated grade_id, a test cell re-marked
@@ -148,7 +152,7 @@ def _set_type(cell, cell_type):
         cell["id"] = cell_id
 
 
-class SandboxGrade(NbGraderPreprocessor):
+class SandboxGrade(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Ask for the sandboxed grade of the file nbgrader is autograding, before anything else happens to it.
 
     Runs in the sanitize step, when nbgrader has just read submitted/<student>/...: the
@@ -190,7 +194,7 @@ class SandboxGrade(NbGraderPreprocessor):
 
 
 # (course, assignment, student) -> (the request SandboxGrade sent, the run's students, when, the run's exporter)
-ASKED: dict = {}
+ASKED: "dict[tuple[str, str, str], tuple[Asked, list[str], float, object]]" = {}
 # The run's exporter -> when its first submission started (one run's elapsed time, for the progress line).
 _STARTED: "weakref.WeakKeyDictionary[object, float]" = weakref.WeakKeyDictionary()
 
@@ -215,7 +219,7 @@ def sandboxed_grade(resources, log):
     return reply
 
 
-class RestoreDeletedCells(OverwriteCells):
+class RestoreDeletedCells(OverwriteCells):  # type: ignore[misc]  # nbgrader: not annotated
     """OverwriteCells whose `add_missing_cells` works for this notebook (other notebooks: OverwriteCells).
 
     nbgrader 0.9.6 puts a missing test cell after the cell that precedes it in the source,
@@ -275,7 +279,7 @@ def released_source(source, cell_type="code"):
 
 
 # ---- autograde -------------------------------------------------------------------------------------
-class IsolatedExecute(Execute):
+class IsolatedExecute(Execute):  # type: ignore[misc]  # nbgrader: not annotated
     """nbgrader's Execute; our assignments' notebooks run only in their isolated kernel (`week7-isolated` ...),
     which runs no code.
 
@@ -314,7 +318,7 @@ class IsolatedExecute(Execute):
 IGNORED_STDERR = r"(?mi)\b\w*warning\b|^\[W[\d ]"
 
 
-class IsolatedIgnorePattern(IgnorePattern):
+class IsolatedIgnorePattern(IgnorePattern):  # type: ignore[misc]  # nbgrader: not annotated
     """IgnorePattern, on with IGNORED_STDERR for this notebook; the course's own settings for the others."""
 
     def __call__(self, nb, resources):
@@ -333,7 +337,7 @@ def instructor_notebook(resources):
         return None, f"cannot read {path} ({err})"
 
 
-class SafeMarkdown(NbGraderPreprocessor):
+class SafeMarkdown(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Autograde, before ModelAnswers: the autograded notebook shows graders no student markup that could run.
 
     The formgrader renders the autograded notebook with nbconvert's HTMLExporter, unsanitised, on the Jupyter
@@ -381,7 +385,7 @@ def as_text(source, why):
 MODEL_ANSWER = "model_answer"  # metadata week7.kind of the graders-only cells ModelAnswers adds
 
 
-class ModelAnswers(NbGraderPreprocessor):
+class ModelAnswers(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Autograde, last: under each written answer, a graders-only cell with the model answer.
 
     The formgrader shows graders the autograded notebook; nbgrader keeps no model answer for a
