@@ -28,7 +28,7 @@ import os
 import re
 import time
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import nbformat
 from nbformat import v4
@@ -44,12 +44,12 @@ if TYPE_CHECKING:
 STUDENT_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
-def isolated_kernelspec(kernel):
+def isolated_kernelspec(kernel: str) -> dict[str, str]:
     """What the isolated kernel spec ``kernel`` (`week7-isolated`, ...) calls itself (kernelspec.py installs it)."""
     return {"display_name": display_name(kernel), "language": "python", "name": kernel}
 
 
-def ours(resources) -> Graded | None:
+def ours(resources: object) -> Graded | None:
     """The assignment graded in the sandbox a notebook belongs to, or None (nbgrader's own). nbgrader names the
     assignment by its folder and its command line, never by anything the student submits; the course's
     nbgrader_config.py names the package that grades it (config.grade_in_sandbox)."""
@@ -58,9 +58,10 @@ def ours(resources) -> Graded | None:
     return registered(resources["nbgrader"].get("assignment"))
 
 
-def course_of(resources):
+def course_of(resources: dict[str, Any]) -> str:
     """The course folder: where nbgrader's gradebook is (sqlite:///COURSE/gradebook.db)."""
-    return os.path.dirname(resources["nbgrader"]["db_url"].removeprefix("sqlite:///"))
+    db_url: str = resources["nbgrader"]["db_url"]
+    return os.path.dirname(db_url.removeprefix("sqlite:///"))
 
 
 # ---- generate_assignment -------------------------------------------------------------------------
@@ -375,7 +376,7 @@ class SafeMarkdown(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not
         return nb, resources
 
 
-def as_text(source, why):
+def as_text(source: str, why: str) -> str:
     """Markdown that shows ``source`` verbatim in a code block (a fence longer than any run of backticks in it)."""
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", source)), default=0))
     return (f"*Shown as text by the grader: this cell holds {why}, which the grading pages do not render.*\n\n"
