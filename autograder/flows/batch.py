@@ -194,7 +194,7 @@ def run(settings: Settings, options: GradeAll) -> int:
     log.write(confinement.line())
     key = grader_key(settings)
     rows: dict[str, ClassRow] = {}
-    tasks: dict[tuple[str, str], dict] = {}
+    tasks: dict[tuple[str, str], dict[str, Any]] = {}
     for sub in subs:
         if sub.notebook is None:
             continue
@@ -337,7 +337,7 @@ def lms_exports(options: Exports, rows: list[ClassRow], csv_path: Path, log: Log
     return False
 
 
-def write_written(csv_path: Path, entries: list[dict]) -> None:
+def write_written(csv_path: Path, entries: list[dict[str, Any]]) -> None:
     """``<stem>_written.json``: the written answers' extraction, one entry per student (written.command.summary)."""
     path = csv_path.with_name(f"{csv_path.stem}_written.json")
     out.write_atomic(path, json.dumps(entries, indent=1))
@@ -390,7 +390,7 @@ def _load_hand(hand_csv: str | None, subs: Sequence[Submission] | None,
         return False
 
 
-def _with_hand(rows: list[ClassRow], hand: dict) -> list[ClassRow]:
+def _with_hand(rows: list[ClassRow], hand: dict[str, Any]) -> list[ClassRow]:
     from .written.hand import merge_hand
 
     return merge_hand(rows, hand["scores"], hand["points"])
@@ -413,7 +413,7 @@ def _part_max(parts: Sequence[str] | None) -> dict[str, float]:
     return {p: top for p, top in part_points().items() if not parts or p in parts}
 
 
-def _row(sub: Submission, result: dict, source: Path | None) -> ClassRow:
+def _row(sub: Submission, result: dict[str, Any], source: Path | None) -> ClassRow:
     by_part = result.get("by_part") or {}
     detail = (result.get("problem") or sub.detail or "").strip()
     # A grader fault is never a student's grade: its row holds no score at all (empty cells, not 0).
@@ -428,7 +428,8 @@ def _row(sub: Submission, result: dict, source: Path | None) -> ClassRow:
 
 def _feedback_text(sub: Submission, result: dict[str, Any], source: Path | None) -> str:
     name = f"{sub.student}: {sub.notebook.relative_to(source)}" if sub.notebook else sub.student  # type: ignore[arg-type]
-    return result["table"].replace(SUBMISSION_TOKEN, safe_line(name), 1) + "\n"
+    table: str = result["table"]
+    return table.replace(SUBMISSION_TOKEN, safe_line(name), 1) + "\n"
 
 
 def _graded_version(sub: Submission, task: dict[str, Any], result: dict[str, Any], log: Log) -> dict[str, Any]:
@@ -452,7 +453,8 @@ def _graded_version(sub: Submission, task: dict[str, Any], result: dict[str, Any
     return grader_error(message, message, result.get("seconds") or 0.0)
 
 
-def _write_result_or_error(sub: Submission, result: dict, feedback: Path, source: Path, key: str, log: Log) -> ClassRow:
+def _write_result_or_error(sub: Submission, result: dict[str, Any], feedback: Path, source: Path, key: str,
+                           log: Log) -> ClassRow:
     """``_write_result``; if that fails, a grader-error row (retried on the next run) and the reason in the log."""
     try:
         return _write_result(sub, result, feedback, source, key, log)
@@ -465,7 +467,8 @@ def _write_result_or_error(sub: Submission, result: dict, feedback: Path, source
         return _row(sub, {"status": Row.GRADER_ERROR, "problem": "the grader could not write this result"}, source)
 
 
-def _write_result(sub: Submission, result: dict, feedback: Path, source: Path, key: str, log: Log) -> ClassRow:
+def _write_result(sub: Submission, result: dict[str, Any], feedback: Path, source: Path, key: str,
+                  log: Log) -> ClassRow:
     """results.json and feedback.txt, then record.json last: a record means a finished result."""
     folder = feedback / sub.student
     row = _row(sub, result, source)

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..assignment import NAME, PART_IDS as PARTS
+from ..engine.submission_file import SubmissionStatus as Row
 from . import batch, batch_shard, batch_summary as out
 from .class_report import _student_files, out_load
 
@@ -39,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--roster", help="CSV with the columns student,name,email,lms_id (for --lms)")
     p.add_argument("--lms", choices=["canvas", "moodle"], action="append",
                    help="also write <stem>_canvas.csv / <stem>_moodle.csv (needs --roster; repeatable)")
-    p.add_argument("--lms-assignment", default=batch.NAME, help="the LMS grade column (as grade-all)")
+    p.add_argument("--lms-assignment", default=NAME, help="the LMS grade column (as grade-all)")
     p.add_argument("--lms-missing", choices=["empty", "zero"], default="empty",
                    help="score of a roster student with no submission (as grade-all)")
     p.add_argument("--hand", help="hand scores of the written answers (as grade-all --hand)")
@@ -128,10 +130,10 @@ def part_max(shards: Sequence[ShardOutput]) -> dict[str, float]:
         for part, stats in (s.summary.get("parts") or {}).items():
             if isinstance(stats, dict) and isinstance(stats.get("max_points"), (int, float)):
                 found[part] = stats["max_points"]
-    graded = {p for s in shards for r in s.rows.values() for p in batch.PARTS if r.value(p) is not None}
+    graded = {p for s in shards for r in s.rows.values() for p in PARTS if r.value(p) is not None}
     if not graded <= set(found):
         found.update(batch._part_max(None))
-    return {p: found[p] for p in [*batch.PARTS, *sorted(set(found) - set(batch.PARTS))] if p in found}
+    return {p: found[p] for p in [*PARTS, *sorted(set(found) - set(PARTS))] if p in found}
 
 
 def copy_student(source: Path, target: Path) -> None:
@@ -213,7 +215,7 @@ def run(options: MergeOptions) -> int:
         log.write(change)
     failed = batch.lms_exports(options, merged, csv_path, log, sum(points.values()))
     failed = batch.report(csv_path, log) or failed
-    return 1 if summary["statuses"].get(batch.Row.GRADER_ERROR) or failed else 0
+    return 1 if summary["statuses"].get(Row.GRADER_ERROR) or failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

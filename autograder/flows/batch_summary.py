@@ -6,7 +6,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from ..engine.output_file import fsync_dir, write_atomic  # noqa: F401 - the flows' writer, named here too
+# The flows' writer, named here too (`as`: an explicit re-export, for mypy --strict).
+from ..engine.output_file import fsync_dir as fsync_dir, write_atomic as write_atomic
 from ..engine.safe_text import csv_cell
 from ..engine.submission_file import SubmissionStatus as Row
 from .records import ClassRow, columns
@@ -72,7 +73,7 @@ def _stats(values: list[float], top: float) -> dict[str, Any]:
             "full_marks": sum(v >= top for v in values) if top else None, "zero": sum(v == 0 for v in values)}
 
 
-def summarize(rows: list[ClassRow], part_max: dict[str, float]) -> dict:
+def summarize(rows: list[ClassRow], part_max: dict[str, float]) -> dict[str, Any]:
     """Counts by status, and the distribution of the total and of each part over every row."""
     statuses: dict[str, int] = {}
     for row in rows:

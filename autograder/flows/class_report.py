@@ -221,7 +221,7 @@ def _groups(data: dict[str, Any], name: str) -> dict[str, list[float]]:
     for s in data["students"]:
         value = s["row"].value(name)
         if value is not None:
-            groups[s["category"]].append(value)  # type: ignore[arg-type]  # a part's or the total's cell: a number
+            groups[s["category"]].append(value)  # a part's or the total's cell: a number
     return groups
 
 

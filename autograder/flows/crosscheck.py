@@ -78,14 +78,16 @@ def _crosscheck(course: Path, student_ids: Sequence[str] | None, hide: Iterable[
                 rows.append(("(submitted/ changed since autograde)", None, None))
         isolated = {}
         if not rows:
+            assert record is not None  # no rows: a record was read
             report = grader.grade(copy, hide=[str(course), *hide])
             isolated = {part: got for part, (got, _) in report.by_part().items()}
             recorded = {p: v.get("score") for p, v in record.get("parts", {}).items()}
             rows += [(f"{part} (record)", r, i) for part, r, i in compare(recorded, isolated)]
-        if book.get(student) is None:
+        graded = book.get(student)
+        if graded is None:
             rows.append(("(not in the gradebook)", None, sum(isolated.values()) if isolated else None))
         elif isolated:
-            rows += compare({p: s for p, (s, _) in book[student].items()}, isolated)
+            rows += compare({p: s for p, (s, _) in graded.items()}, isolated)
         if rows:
             differ[student] = rows
         total = f"{sum(isolated.values()):>6g}" if isolated else "     -"
@@ -113,10 +115,13 @@ def run(settings: Settings, options: CrosscheckOptions) -> int:
         print("every gradebook agrees with the isolated grader")
         return 0
     print(f"{len(differ)} student(s) whose gradebook does not match the isolated grader:")
+
+    def fmt(v: float | None) -> str:
+        return "missing" if v is None else f"{v:g}"
+
     for student, rows in differ.items():
         print(f"  {student}")
         for part, ours, theirs in rows:
-            fmt = lambda v: "missing" if v is None else f"{v:g}"  # noqa: E731
             print(f"    {part:<14} gradebook {fmt(ours):>8}   isolated {fmt(theirs):>8}")
     return 1
 

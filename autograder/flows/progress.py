@@ -31,4 +31,5 @@ def line(done: int, total: int, seconds: float, desc: str, current: str, unit: s
     """The bar's meter as one line of text, for a log: 'week7_attention:  8%|▊  | 3/40 [00:12<02:34, ..., alice]'."""
     from tqdm import tqdm
 
-    return tqdm.format_meter(done, total, seconds, prefix=desc, unit=unit, postfix=safe_line(current)[:60])
+    meter: str = tqdm.format_meter(done, total, seconds, prefix=desc, unit=unit, postfix=safe_line(current)[:60])
+    return meter

@@ -33,6 +33,7 @@ COURSE/isolated/, logs/grading-service.log), so a course set up then works uncha
 This module stays light (no nbgrader, no torch): the kernel imports it.
 """
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 
@@ -116,7 +117,7 @@ def registered(name: object) -> Graded | None:
     return REGISTERED.get(name) if isinstance(name, str) else None
 
 
-def part_of(grade_id, parts=PARTS):
+def part_of(grade_id: object, parts: Collection[str] = PARTS) -> str | None:
     """The part a graded cell belongs to (its grade_id is `<part>_tests`), or None."""
     if not isinstance(grade_id, str):
         return None
@@ -124,7 +125,7 @@ def part_of(grade_id, parts=PARTS):
     return part if part in parts else None
 
 
-def hooked_part(code, parts=PARTS):
+def hooked_part(code: str | None, parts: Collection[str] | None = PARTS) -> str | None:
     """The part whose test-cell hook line `code` holds, or None (``parts``: None for any part name)."""
     match = HOOK.search(code or "")
     return match.group(2) if match and (parts is None or match.group(2) in parts) else None

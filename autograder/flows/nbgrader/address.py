@@ -39,7 +39,7 @@ def private_dir() -> Path:
     return folder
 
 
-def course_id(course: str | os.PathLike, name: str | None = None) -> str:
+def course_id(course: str | os.PathLike[str], name: str | None = None) -> str:
     """A short name for the course's real path and the assignment (socket paths are limited to 107 bytes); the
     default assignment's is the course's alone (as it was while the flow served week 7 alone)."""
     from . import default_name
@@ -48,10 +48,10 @@ def course_id(course: str | os.PathLike, name: str | None = None) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:20]
 
 
-def socket_path(course: str | os.PathLike, name: str | None = None) -> Path:
+def socket_path(course: str | os.PathLike[str], name: str | None = None) -> Path:
     """Where the grading service of assignment ``name`` (default: the default one) of the course listens."""
     return private_dir() / f"{course_id(course, name)}.sock"
 
 
-def lock_path(course: str | os.PathLike) -> Path:
+def lock_path(course: str | os.PathLike[str]) -> Path:
     return private_dir() / f"{course_id(course)}.lock"

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from ...assignment import WORKDIR_VARIABLE, workdir
 from ...plugin_api import ASSIGNMENT_VARIABLE
@@ -35,7 +36,7 @@ START_SECONDS = 180.0
 ATTEMPTS = 3  # a service that retires (new code) is replaced by a new one
 
 
-def log_path(course: str | os.PathLike, name: str | None = None) -> Path:
+def log_path(course: str | os.PathLike[str], name: str | None = None) -> Path:
     """The service's log: logs/grading-service.log (another assignment than the default: -<name> before .log)."""
     tail = "" if name is None or name == default_name() else f"-{name}"
     return Path(course).resolve() / "logs" / f"grading-service{tail}.log"
@@ -55,7 +56,8 @@ def service_env(package: str = CURRENT.package) -> dict[str, str]:
     return env
 
 
-def start(course: Path, idle: float, settings: dict | None = None, assignment: Graded = CURRENT) -> subprocess.Popen:
+def start(course: Path, idle: float, settings: dict[str, Any] | None = None,
+          assignment: Graded = CURRENT) -> subprocess.Popen[bytes]:
     log = log_path(course, assignment.name)
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
@@ -90,7 +92,8 @@ def _connect(path: Path) -> socket.socket:
     return sock
 
 
-def connect(course: Path, idle: float, settings: dict | None = None, assignment: Graded = CURRENT) -> socket.socket:
+def connect(course: Path, idle: float, settings: dict[str, Any] | None = None,
+            assignment: Graded = CURRENT) -> socket.socket:
     """A connection to the service of the course's assignment, started if none is serving or starting."""
     path, name = socket_path(course, assignment.name), assignment.name
     process, deadline = None, time.monotonic() + START_SECONDS
@@ -110,7 +113,7 @@ def connect(course: Path, idle: float, settings: dict | None = None, assignment:
         time.sleep(0.05)
 
 
-def start_early(course: str | os.PathLike, idle: float, settings: dict | None = None,
+def start_early(course: str | os.PathLike[str], idle: float, settings: dict[str, Any] | None = None,
                 assignment: Graded = CURRENT) -> None:
     """Start the service of the course's assignment now if none is serving or starting; never waits for it."""
     course = Path(course).resolve()
@@ -132,7 +135,8 @@ class Asked:
     """A request sent to the course's service; ``reply()`` reads its answer (sent again if the service retired),
     waiting as long as the request's settings give one grade (Limits.grade_wait): a silent service is a fault."""
 
-    def __init__(self, course: str | os.PathLike, request: dict, idle: float, assignment: Graded = CURRENT) -> None:
+    def __init__(self, course: str | os.PathLike[str], request: dict[str, Any], idle: float,
+                 assignment: Graded = CURRENT) -> None:
         self.course, self.request, self.idle, self.assignment = Path(course).resolve(), request, idle, assignment
         self.log = log_path(self.course, assignment.name)
         self.settings = Settings.from_dict(request.get("settings") or {}, "the request's settings")
@@ -149,7 +153,7 @@ class Asked:
             raise
         return sock
 
-    def reply(self) -> dict:
+    def reply(self) -> dict[str, Any]:
         for attempt in range(ATTEMPTS):
             try:
                 with self.sock:
@@ -167,31 +171,32 @@ class Asked:
         self.sock.close()
 
 
-def ask(course: str | os.PathLike, request: dict, idle: float, assignment: Graded = CURRENT) -> dict:
+def ask(course: str | os.PathLike[str], request: dict[str, Any], idle: float,
+        assignment: Graded = CURRENT) -> dict[str, Any]:
     """The service's reply to ``request``; ServiceError when it cannot be had."""
     return Asked(course, request, idle, assignment).reply()
 
 
-def grade_request(student: str, settings: dict, then: list[str], name: str | None = None) -> dict:
+def grade_request(student: str, settings: dict[str, Any], then: list[str], name: str | None = None) -> dict[str, Any]:
     """A grade of ``student`` with ``settings`` (autograder/settings.py Settings.to_dict()) in assignment ``name``."""
     return {"op": "grade", "student": student, "settings": settings, "then": list(then), "workdir": str(workdir()),
             "assignment": name or CURRENT.name}
 
 
-def checked(reply: dict) -> dict:
+def checked(reply: dict[str, Any]) -> dict[str, Any]:
     """{"sha256", "score", "max_score", "cached"} of a grade reply; ServiceError when the service refused."""
     if not reply.get("ok"):
         raise ServiceError(reply.get("error") or "the grading service refused")
     return reply
 
 
-def grade(course: str | os.PathLike, student: str, settings: dict, then: list[str], idle: float,
-          assignment: Graded = CURRENT) -> dict:
+def grade(course: str | os.PathLike[str], student: str, settings: dict[str, Any], then: list[str], idle: float,
+          assignment: Graded = CURRENT) -> dict[str, Any]:
     """The student's sandboxed grade, waited for (record.json is written)."""
     return checked(ask(course, grade_request(student, settings, then, assignment.name), idle, assignment))
 
 
-def stop(course: str | os.PathLike, name: str | None = None) -> bool:
+def stop(course: str | os.PathLike[str], name: str | None = None) -> bool:
     """Ask the service of the course's assignment ``name`` (default: the default one) to exit; False when none ran."""
     try:
         with _connect(socket_path(course, name)) as sock:

@@ -18,10 +18,12 @@ Settings, in nbgrader_config.py before the line (or on nbgrader's command line, 
 """
 import os
 import sys
+from typing import Any
 
 from nbgrader.converters import Autograde, GenerateAssignment, GenerateFeedback
 from nbgrader.preprocessors import Execute, GetGrades, IgnorePattern, OverwriteCells, SaveCells
 
+from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
 from . import REGISTERED, Graded, register
@@ -34,26 +36,26 @@ __doc__ += "".join(f"\n    c.SandboxGrading.{name}: {trait.help}"
                    for name, trait in SandboxGrading.class_traits(config=True).items())
 
 
-def _cls(item):
+def _cls(item: object) -> Any:  # a preprocessor class: nbgrader's are not annotated
     return import_item(item) if isinstance(item, str) else item
 
 
-def _current(config, section, name):
+def _current(config: Config, section: str, name: str) -> list[Any]:
     """The list the course set before our line, else nbgrader's default."""
     cls = {"Autograde": Autograde, "GenerateAssignment": GenerateAssignment, "GenerateFeedback": GenerateFeedback}
     given = config[section][name] if name in config[section] else cls[section].class_traits()[name].default()
     return [_cls(item) for item in given]
 
 
-def _replace(items, old, new):
+def _replace(items: list[Any], old: object, new: object) -> list[Any]:
     return [new if item is old else item for item in items]
 
 
-def _insert(items, index, new):
+def _insert(items: list[Any], index: int, new: object) -> list[Any]:
     return items if new in items else items[:index] + [new] + items[index:]
 
 
-def grade_in_sandbox(c, package=None):
+def grade_in_sandbox(c: Config, package: str | None = None) -> None:
     """Configure the course ``c`` (nbgrader_config.py's config) to grade ``package``'s assignment in the sandbox
     (None: the current assignment's, by the discovery rule); idempotent, and once per package."""
     register(package)
@@ -83,7 +85,7 @@ def grade_in_sandbox(c, package=None):
     warm_up(c)
 
 
-def warm_up(c, argv=None):
+def warm_up(c: Config, argv: list[str] | None = None) -> None:
     """`nbgrader autograde week7_attention ...` (or any assignment the course grades in the sandbox): start its
     grading service now, so that its warm-up (PyTorch, the worker template) overlaps nbgrader's own start-up; any
     other command starts nothing (the first grade request would start it all the same)."""
@@ -96,7 +98,7 @@ def warm_up(c, argv=None):
         _warm_up(c, assignment)
 
 
-def _warm_up(c, assignment: Graded):
+def _warm_up(c: Config, assignment: Graded) -> None:
     from . import client
     root = c.CourseDirectory.root if "root" in c.CourseDirectory else os.getcwd()
     try:
@@ -112,10 +114,10 @@ def _warm_up(c, assignment: Graded):
         pass
 
 
-_WARMED: set = set()  # nbgrader reads its config more than once; one head start per assignment is enough
+_WARMED: set[str] = set()  # nbgrader reads its config more than once; one head start per assignment is enough
 
 
-def reopen_interrupted(course: str | os.PathLike, assignment: Graded | None = None) -> list[str]:
+def reopen_interrupted(course: str | os.PathLike[str], assignment: Graded | None = None) -> list[str]:
     """Make nbgrader autograde again every student it left unfinished; one line per student, to be shown.
 
     nbgrader writes autograded/<student>/<assignment>/ (the sanitized notebook) before it executes it, and

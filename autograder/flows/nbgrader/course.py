@@ -12,12 +12,15 @@ reported and the command exits 1), then `nbgrader generate_feedback` (hidden tes
 removed) and `nbgrader export` (grades.csv).
 """
 import argparse
+import os
 import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from ...assignment import course_notebook
 from ...settings import FEEDBACK_LEVELS, feedback_help
@@ -32,18 +35,18 @@ CONFIG_LINE = re.compile(r"^\s*grade_in_sandbox\(c\)", re.M)  # what install-nbg
 PACKAGE_LINE = re.compile(r"^\s*grade_in_sandbox\(c,\s*['\"]([\w.]+)['\"]\s*\)", re.M)
 
 
-def config_line(package=None):
+def config_line(package: str | None = None) -> re.Pattern[str]:
     """The line install-nbgrader writes for ``package`` (None: the default one, `grade_in_sandbox(c)`)."""
     if package is None:
         return CONFIG_LINE
     return re.compile(rf"^\s*grade_in_sandbox\(c,\s*(['\"]){re.escape(package)}\1\s*\)", re.M)
 
 
-def nbgrader_env(base=None):
+def nbgrader_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return dict(jupyter_env(base), MPLBACKEND="Agg", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
 
 
-def log_path(course):
+def log_path(course: str | os.PathLike[str]) -> Path:
     """COURSE/logs/nbgrader-<timestamp>.log: a new file for each run of the flow."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path = Path(course) / "logs" / f"nbgrader-{stamp}.log"
@@ -54,13 +57,16 @@ def log_path(course):
     return path
 
 
-def nbgrader(course, *args, check=True, log_file=None, on_line=None):
+def nbgrader(course: str | os.PathLike[str], *args: str, check: bool = True,
+             log_file: str | os.PathLike[str] | None = None,
+             on_line: Callable[[str], object] | None = None) -> subprocess.CompletedProcess[str]:
     """Run `nbgrader ARGS` in the course; its whole output is appended to ``log_file`` when given, and each
     line of it is passed to ``on_line`` as it comes (for a progress bar)."""
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     process = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, errors="replace", env=nbgrader_env())
-    lines = []
+    assert process.stdout is not None  # stdout=PIPE
+    lines: list[str] = []
     for line in process.stdout:
         lines.append(line)
         if on_line is not None:
@@ -79,12 +85,13 @@ def nbgrader(course, *args, check=True, log_file=None, on_line=None):
     return run
 
 
-def students(course, name=ASSIGNMENT):
+def students(course: str | os.PathLike[str], name: str = ASSIGNMENT) -> list[str]:
     root = Path(course) / "submitted"
     return sorted(p.parent.name for p in root.glob(f"*/{name}") if p.is_dir() or p.is_symlink())
 
 
-def gradebook_points(course, student_ids=None, auto=False, assignment: Graded = CURRENT):
+def gradebook_points(course: str | os.PathLike[str], student_ids: Sequence[str] | None = None, auto: bool = False,
+                     assignment: Graded = CURRENT) -> dict[str, dict[str, tuple[float | None, float]] | None]:
     """{student: {part: (score or None, max_score)}} of the autograder test cells, from the gradebook.
 
     None for a student with no submission in the gradebook; a score is None when the grade
@@ -102,7 +109,7 @@ def gradebook_points(course, student_ids=None, auto=False, assignment: Graded = 
             except MissingEntry:
                 points[student] = None
                 continue
-            parts = {}
+            parts: dict[str, tuple[float | None, float]] = {}
             for g in notebook.grades:
                 part = part_of(g.name, assignment.parts)
                 if part:
@@ -112,9 +119,10 @@ def gradebook_points(course, student_ids=None, auto=False, assignment: Graded = 
     return points
 
 
-def compare(gradebook, isolated):
+def compare(gradebook: Mapping[str, float | None],
+            isolated: Mapping[str, float | None]) -> list[tuple[str, float | None, float | None]]:
     """[(part, gradebook score, isolated score)] where they differ; a missing score counts as None."""
-    out = []
+    out: list[tuple[str, float | None, float | None]] = []
     for part in sorted(set(gradebook) | set(isolated)):
         ours, theirs = gradebook.get(part), isolated.get(part)
         if ours is None or theirs is None or abs(ours - theirs) > TOLERANCE:
@@ -122,20 +130,20 @@ def compare(gradebook, isolated):
     return out
 
 
-def verify(course, ids):
+def verify(course: str | os.PathLike[str], ids: Sequence[str]) -> dict[str, str]:
     """{student: why} where the gradebook's auto scores are not the sandboxed record's per-part points."""
     from .record import load_record
 
     book = gradebook_points(course, ids, auto=True)
-    failed = {}
+    failed: dict[str, str] = {}
     for student in ids:
-        record = load_record(course, student)
-        autograded = course_notebook(course, "autograded", student)
-        if record is None or book.get(student) is None or not autograded.exists():
+        record, graded = load_record(course, student), book.get(student)
+        autograded = course_notebook(course, "autograded", student)  # type: ignore[no-untyped-call]  # not annotated
+        if record is None or graded is None or not autograded.exists():
             failed[student] = "nbgrader autograde failed for this submission (no autograded notebook, gradebook " \
                               "entry or sandboxed record)"
             continue
-        differ = compare({p: s for p, (s, _) in book[student].items()},
+        differ = compare({p: s for p, (s, _) in graded.items()},
                          {p: v["score"] for p, v in record["parts"].items()})
         if differ:
             failed[student] = "gradebook differs from the sandboxed grade: " + ", ".join(
@@ -144,7 +152,7 @@ def verify(course, ids):
     return failed
 
 
-def loads_our_config(course, package=None):
+def loads_our_config(course: str | os.PathLike[str], package: str | None = None) -> bool:
     """True when COURSE/nbgrader_config.py holds the line that grades this assignment (``package``: that one; None:
     the default line) in the sandbox."""
     try:
@@ -153,34 +161,43 @@ def loads_our_config(course, package=None):
         return False
 
 
+class Autograded(TypedDict):
+    """What autograde_course returns."""
+    ids: list[str]
+    failed: dict[str, str]  # {student: why} of every student whose gradebook does not hold the sandboxed grade
+    log: Path | None  # nbgrader's whole output; None when there was nothing to grade
+
+
 class Watch:
     """A progress bar over the students of one run, moved by nbgrader's own "Sanitizing" lines."""
 
     SANITIZING = re.compile(rf"Sanitizing .*[/\\]([^/\\]+)[/\\]{re.escape(ASSIGNMENT)}[/\\]")
 
-    def __init__(self, total):
+    def __init__(self, total: int) -> None:
         from .. import progress
 
-        self.progress, self.bar, self.current = progress, progress.bar(total, ASSIGNMENT), None
+        self.progress, self.bar = progress, progress.bar(total, ASSIGNMENT)
+        self.current: str | None = None
 
-    def line(self, text):
+    def line(self, text: str) -> None:
         match = self.SANITIZING.search(text)
         if match:
             self.done()
             self.current = match.group(1)
             self.progress.now(self.bar, self.current)
 
-    def done(self):
+    def done(self) -> None:
         if self.current is not None:
             self.bar.update(1)
             self.current = None
 
-    def close(self):
+    def close(self) -> None:
         self.done()
         self.bar.close()
 
 
-def autograde_course(course, student_ids=None, level=None, log=print):
+def autograde_course(course: str | os.PathLike[str], student_ids: Sequence[str] | None = None, level: str | None = None,
+                     log: Callable[[str], object] = print) -> Autograded:
     """Autograde, verify, feedback, export. Returns {"ids", "failed", "log"}; ``failed``: {student: why} of
     every student whose gradebook does not hold the sandboxed grade (empty when all is well)."""
     course = Path(course).resolve()

@@ -18,7 +18,7 @@ from . import BEGIN, END
 from .preprocessors import MODEL_ANSWER, ours
 
 
-class FeedbackPreprocessor(NbGraderPreprocessor):
+class FeedbackPreprocessor(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Base of the generate_feedback preprocessors: the HTML exporter hands every preprocessor its
     `display_data_priority` setting, which nbgrader's base class does not declare configurable (a
     "Config option not recognized" warning per preprocessor in every feedback log)."""

@@ -11,19 +11,28 @@ Every change is printed (old -> new); students in the CSV without an autograded 
 in the gradebook are an error, and nothing is written then. Run `nbgrader export` (or
 `make nbgrader-autograde`, which ends with it) afterwards for grades.csv.
 """
+from __future__ import annotations
+
 import argparse
+import os
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from . import ASSIGNMENT
 
+if TYPE_CHECKING:
+    from ..written.extract import Question
 
-def _fmt(value):
+
+def _fmt(value: float | None) -> str:
     return "empty" if value is None else f"{value:g}"
 
 
-def write_hand(course, hand, questions, dry_run=False):
+def write_hand(course: str | os.PathLike[str], hand: Mapping[str, Mapping[str, Any]], questions: Sequence[Question],
+               dry_run: bool = False) -> list[str]:
     """Write ``hand`` ({student: {"q1": float|None, ..., "comment": str}}) into COURSE/gradebook.db.
 
     ``questions``: [Question] (extract.questions()). Returns the list of changes as text lines;
@@ -31,7 +40,8 @@ def write_hand(course, hand, questions, dry_run=False):
     """
     from nbgrader.api import Gradebook, MissingEntry
 
-    changes, missing = [], []
+    changes: list[str] = []
+    missing: list[str] = []
     with Gradebook(f"sqlite:///{Path(course).resolve() / 'gradebook.db'}") as gradebook:
         for student, entry in sorted(hand.items()):
             try:
@@ -76,14 +86,15 @@ def write_hand(course, hand, questions, dry_run=False):
     return changes
 
 
-def read_back(course, questions, students):
+def read_back(course: str | os.PathLike[str], questions: Iterable[Question],
+              students: Iterable[str]) -> dict[str, dict[str, float | None]]:
     """{student: {"q1": manual score or None, ...}} from the gradebook (for checks and tests)."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    out = {}
+    out: dict[str, dict[str, float | None]] = {}
     with Gradebook(f"sqlite:///{Path(course).resolve() / 'gradebook.db'}") as gradebook:
         for student in students:
-            scores = {}
+            scores: dict[str, float | None] = {}
             for q in questions:
                 try:
                     scores[q.key] = gradebook.find_grade(q.grade_id, ASSIGNMENT, ASSIGNMENT, student).manual_score

@@ -22,9 +22,12 @@ Another assignment into the same course: the same command with $AUTOGRADER_ASSIG
 naming that package (`grade_in_sandbox(c, "solutions.week6_bigram")`), installs its own kernel spec
 (`week6-bigram-isolated`) and generates it; the lines already there stay.
 """
+from __future__ import annotations
+
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,7 +78,7 @@ def gradebook_kernel(course: Path, name: str = CURRENT.name) -> str | None:
     return (json.loads(spec) or {}).get("name") if spec else None
 
 
-def install(course: str | Path, log=print) -> int:
+def install(course: str | Path, log: Callable[[str], object] = print) -> int:
     from ...assignment import build_course
 
     from .kernelspec import check_kernel, install_kernel
@@ -87,7 +90,7 @@ def install(course: str | Path, log=print) -> int:
     install_kernel(kernel=KERNEL_NAME)
     check_kernel(kernel=KERNEL_NAME)
     log(f"Jupyter kernel {KERNEL_NAME!r} installed in {sys.prefix}")
-    build_course(course, own_config=False, step=lambda name: log(f"{name} ..."))
+    build_course(course, own_config=False, step=lambda name: log(f"{name} ..."))  # type: ignore[no-untyped-call]  # not annotated
     kernel = gradebook_kernel(course)
     if kernel != KERNEL_NAME:
         log(f"ERROR: the gradebook runs {ASSIGNMENT} in kernel {kernel!r}, not {KERNEL_NAME!r}: something in "
@@ -107,7 +110,7 @@ class InstallOptions:
     course: str
 
 
-def register(subparsers):
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("install-nbgrader", help="put this assignment into an nbgrader course (once)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("course", help="the nbgrader course folder (created if missing)")

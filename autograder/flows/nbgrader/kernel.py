@@ -28,6 +28,7 @@ are that assignment's (record.records_folder); a test cell's part is one its rec
     python -I -m autograder.flows.nbgrader.kernel -f CONNECTION_FILE
 """
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from .kernelspec import DISPLAY_NAME
 from .record import Unreadable, load_record, read_submission, sendable, sha256
 
 
-def locate(cwd):
+def locate(cwd: str | os.PathLike[str]) -> tuple[Path, str, str]:
     """(course, student, assignment) from the kernel's working directory COURSE/autograded/<student>/<assignment>."""
     cwd = Path(cwd).resolve()
     if cwd.parent.parent.name != "autograded" or cwd.name in ("", ".", ".."):
@@ -46,7 +47,7 @@ def locate(cwd):
     return cwd.parent.parent.parent, cwd.parent.name, cwd.name
 
 
-def submitted_digest(course, student, notebook_mib, name):
+def submitted_digest(course: Path, student: str, notebook_mib: int, name: str) -> str | None:
     """sha256 of the submitted notebook as it is now, read within the limit its record was read with (None when
     it cannot be read: its record says why)."""
     try:
@@ -168,13 +169,14 @@ class IsolatedKernel(Kernel):
         return {"status": "complete"}
 
 
-def main():
+def main() -> int:
     from ipykernel.kernelapp import IPKernelApp
     # No redirection of this process's own stdout/stderr into cells: only what do_execute sends.
     # Warnings of the app (plain TCP on localhost, which is how nbclient connects) would print once per
     # student into nbgrader's output; this kernel's messages carry nothing but recorded grades.
     IPKernelApp.launch_instance(kernel_class=IsolatedKernel, outstream_class=None,
                                 capture_fd_output=False, log_level=logging.ERROR)
+    return 0  # launch_instance returns once the kernel was shut down
 
 
 if __name__ == "__main__":

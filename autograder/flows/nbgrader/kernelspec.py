@@ -9,7 +9,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from ...engine.output_file import write_atomic
 from . import KERNEL_NAME
@@ -17,7 +19,7 @@ from . import KERNEL_NAME
 MODULE = "autograder.flows.nbgrader.kernel"
 
 
-def display_name(kernel=KERNEL_NAME):
+def display_name(kernel: str = KERNEL_NAME) -> str:
     """What the isolated kernel spec ``kernel`` calls itself: `week7 isolated grades (runs no code)`."""
     return f"{kernel.removesuffix('-isolated')} isolated grades (runs no code)"
 
@@ -25,25 +27,25 @@ def display_name(kernel=KERNEL_NAME):
 DISPLAY_NAME = display_name()
 
 
-def kernel_spec(python=None, kernel=KERNEL_NAME):
+def kernel_spec(python: str | None = None, kernel: str = KERNEL_NAME) -> dict[str, Any]:
     """kernel.json of `week7-isolated` (or ``kernel``): this interpreter, isolated mode (-I: the working directory,
     which holds the student's files, is not importable; PYTHON* variables are ignored)."""
     return {"argv": [python or sys.executable, "-I", "-m", MODULE, "-f", "{connection_file}"],
             "display_name": display_name(kernel), "language": "python", "metadata": {"debugger": False}}
 
 
-def kernel_spec_path(prefix=None, kernel=KERNEL_NAME):
+def kernel_spec_path(prefix: str | os.PathLike[str] | None = None, kernel: str = KERNEL_NAME) -> Path:
     return Path(prefix or sys.prefix) / "share" / "jupyter" / "kernels" / kernel / "kernel.json"
 
 
-def install_kernel(prefix=None, kernel=KERNEL_NAME):
+def install_kernel(prefix: str | os.PathLike[str] | None = None, kernel: str = KERNEL_NAME) -> Path:
     """Install the kernel spec into the venv (`--sys-prefix`, next to its `python3` kernel)."""
     path = kernel_spec_path(prefix, kernel)
     write_atomic(path, json.dumps(kernel_spec(kernel=kernel), indent=1) + "\n")
     return path
 
 
-def jupyter_env(base=None):
+def jupyter_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """Environment for nbgrader: this interpreter's bin first on PATH (nbgrader runs `alembic`),
     its Jupyter data first (so kernel `week7-isolated` is this venv's)."""
     env = dict(base if base is not None else os.environ)
@@ -53,12 +55,12 @@ def jupyter_env(base=None):
     return env
 
 
-def check_kernel(env=None, kernel=KERNEL_NAME):
+def check_kernel(env: Mapping[str, str] | None = None, kernel: str = KERNEL_NAME) -> list[str]:
     """The spec Jupyter resolves for `week7-isolated` (or ``kernel``) must be ours, in this venv; installed if missing."""
     code = ("import json, jupyter_client.kernelspec as k; s = k.KernelSpecManager().get_kernel_spec("
             f"{kernel!r}); print(json.dumps([s.argv, s.resource_dir]))")
 
-    def resolve():
+    def resolve() -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env or jupyter_env())
 
     run = resolve()
@@ -68,6 +70,7 @@ def check_kernel(env=None, kernel=KERNEL_NAME):
         run = resolve()
     if run.returncode != 0:
         raise SystemExit(f"Jupyter kernel {kernel!r} not found; run `make install`.\n{run.stderr[-2000:]}")
+    argv: list[str]
     argv, _ = json.loads(run.stdout)
     if argv != kernel_spec(kernel=kernel)["argv"]:
         raise SystemExit(f"Jupyter kernel {kernel!r} runs {argv}, not this package's isolated kernel; "

@@ -28,6 +28,7 @@ import os
 import re
 import time
 import weakref
+from typing import TYPE_CHECKING, Any
 
 import nbformat
 from nbformat import v4
@@ -37,15 +38,18 @@ from nbgrader.preprocessors import ClearHiddenTests, Execute, IgnorePattern, NbG
 from . import Graded, registered
 from .kernelspec import display_name
 
+if TYPE_CHECKING:
+    from .client import Asked
+
 STUDENT_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
-def isolated_kernelspec(kernel):
+def isolated_kernelspec(kernel: str) -> dict[str, str]:
     """What the isolated kernel spec ``kernel`` (`week7-isolated`, ...) calls itself (kernelspec.py installs it)."""
     return {"display_name": display_name(kernel), "language": "python", "name": kernel}
 
 
-def ours(resources) -> Graded | None:
+def ours(resources: object) -> Graded | None:
     """The assignment graded in the sandbox a notebook belongs to, or None (nbgrader's own). nbgrader names the
     assignment by its folder and its command line, never by anything the student submits; the course's
     nbgrader_config.py names the package that grades it (config.grade_in_sandbox)."""
@@ -54,13 +58,14 @@ def ours(resources) -> Graded | None:
     return registered(resources["nbgrader"].get("assignment"))
 
 
-def course_of(resources):
+def course_of(resources: dict[str, Any]) -> str:
     """The course folder: where nbgrader's gradebook is (sqlite:///COURSE/gradebook.db)."""
-    return os.path.dirname(resources["nbgrader"]["db_url"].removeprefix("sqlite:///"))
+    db_url: str = resources["nbgrader"]["db_url"]
+    return os.path.dirname(db_url.removeprefix("sqlite:///"))
 
 
 # ---- generate_assignment -------------------------------------------------------------------------
-class IsolatedKernelspec(NbGraderPreprocessor):
+class IsolatedKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Before SaveCells: the gradebook keeps the assignment's isolated kernel (`week7-isolated`) as the notebook's.
 
     nbgrader's OverwriteKernelspec gives every submission the gradebook's kernelspec at
@@ -77,7 +82,7 @@ class IsolatedKernelspec(NbGraderPreprocessor):
         return nb, resources
 
 
-class StudentKernelspec(NbGraderPreprocessor):
+class StudentKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """After SaveCells: the released notebook opens in the student's own `python3`."""
 
     def preprocess(self, nb, resources):
@@ -87,7 +92,7 @@ class StudentKernelspec(NbGraderPreprocessor):
 
 
 # ---- autograde: sanitize -----------------------------------------------------------------------------
-class RestoreCellMetadata(NbGraderPreprocessor):
+class RestoreCellMetadata(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Make each cell's nbgrader metadata the instructor's, whatever the student did to it.
 
     nbgrader trusts the submission's metadata: a duplicated grade_id, a test cell re-marked
@@ -148,7 +153,7 @@ def _set_type(cell, cell_type):
         cell["id"] = cell_id
 
 
-class SandboxGrade(NbGraderPreprocessor):
+class SandboxGrade(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Ask for the sandboxed grade of the file nbgrader is autograding, before anything else happens to it.
 
     Runs in the sanitize step, when nbgrader has just read submitted/<student>/...: the
@@ -190,7 +195,7 @@ class SandboxGrade(NbGraderPreprocessor):
 
 
 # (course, assignment, student) -> (the request SandboxGrade sent, the run's students, when, the run's exporter)
-ASKED: dict = {}
+ASKED: "dict[tuple[str, str, str], tuple[Asked, list[str], float, object]]" = {}
 # The run's exporter -> when its first submission started (one run's elapsed time, for the progress line).
 _STARTED: "weakref.WeakKeyDictionary[object, float]" = weakref.WeakKeyDictionary()
 
@@ -215,7 +220,7 @@ def sandboxed_grade(resources, log):
     return reply
 
 
-class RestoreDeletedCells(OverwriteCells):
+class RestoreDeletedCells(OverwriteCells):  # type: ignore[misc]  # nbgrader: not annotated
     """OverwriteCells whose `add_missing_cells` works for this notebook (other notebooks: OverwriteCells).
 
     nbgrader 0.9.6 puts a missing test cell after the cell that precedes it in the source,
@@ -275,7 +280,7 @@ def released_source(source, cell_type="code"):
 
 
 # ---- autograde -------------------------------------------------------------------------------------
-class IsolatedExecute(Execute):
+class IsolatedExecute(Execute):  # type: ignore[misc]  # nbgrader: not annotated
     """nbgrader's Execute; our assignments' notebooks run only in their isolated kernel (`week7-isolated` ...),
     which runs no code.
 
@@ -314,7 +319,7 @@ class IsolatedExecute(Execute):
 IGNORED_STDERR = r"(?mi)\b\w*warning\b|^\[W[\d ]"
 
 
-class IsolatedIgnorePattern(IgnorePattern):
+class IsolatedIgnorePattern(IgnorePattern):  # type: ignore[misc]  # nbgrader: not annotated
     """IgnorePattern, on with IGNORED_STDERR for this notebook; the course's own settings for the others."""
 
     def __call__(self, nb, resources):
@@ -333,7 +338,7 @@ def instructor_notebook(resources):
         return None, f"cannot read {path} ({err})"
 
 
-class SafeMarkdown(NbGraderPreprocessor):
+class SafeMarkdown(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Autograde, before ModelAnswers: the autograded notebook shows graders no student markup that could run.
 
     The formgrader renders the autograded notebook with nbconvert's HTMLExporter, unsanitised, on the Jupyter
@@ -371,7 +376,7 @@ class SafeMarkdown(NbGraderPreprocessor):
         return nb, resources
 
 
-def as_text(source, why):
+def as_text(source: str, why: str) -> str:
     """Markdown that shows ``source`` verbatim in a code block (a fence longer than any run of backticks in it)."""
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", source)), default=0))
     return (f"*Shown as text by the grader: this cell holds {why}, which the grading pages do not render.*\n\n"
@@ -381,7 +386,7 @@ def as_text(source, why):
 MODEL_ANSWER = "model_answer"  # metadata week7.kind of the graders-only cells ModelAnswers adds
 
 
-class ModelAnswers(NbGraderPreprocessor):
+class ModelAnswers(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """Autograde, last: under each written answer, a graders-only cell with the model answer.
 
     The formgrader shows graders the autograded notebook; nbgrader keeps no model answer for a

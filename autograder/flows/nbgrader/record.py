@@ -15,16 +15,24 @@ outside the sandbox, and the sandbox hides the whole course folder, so nothing a
 submission does can reach this folder. This module imports neither torch nor nbgrader
 (the kernel imports it).
 """
+from __future__ import annotations
+
 import hashlib
 import json
 import os
 import stat
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ...engine.output_file import write_atomic
 from ...engine.submission_file import too_large
 from . import ASSIGNMENT, records_folder
+
+if TYPE_CHECKING:  # the engine's grading is not imported here (see above)
+    from ...engine.grade import GradeReport
+    from ...engine.plugin import TestResult
 
 VERSION = 3  # 2: records carry the grader key they were made with; 3: and the notebook limit they were read with
 
@@ -33,15 +41,15 @@ class Unreadable(Exception):
     """The submission cannot be taken as the student's notebook; the message is for the student."""
 
 
-def record_dir(course, student, name=ASSIGNMENT):
+def record_dir(course: str | os.PathLike[str], student: str, name: str = ASSIGNMENT) -> Path:
     return Path(course) / records_folder(name) / student
 
 
-def submitted_path(course, student, name=ASSIGNMENT):
+def submitted_path(course: str | os.PathLike[str], student: str, name: str = ASSIGNMENT) -> Path:
     return Path(course) / "submitted" / student / name / f"{name}.ipynb"
 
 
-def read_submission(course, student, notebook_mib: int, name=ASSIGNMENT) -> bytes:
+def read_submission(course: str | os.PathLike[str], student: str, notebook_mib: int, name: str = ASSIGNMENT) -> bytes:
     """The submitted notebook's bytes, read once, never through a symlink, at most ``notebook_mib`` MiB of them
     (Limits.notebook_mib, as every flow reads an upload); else Unreadable.
 
@@ -66,7 +74,8 @@ def read_submission(course, student, notebook_mib: int, name=ASSIGNMENT) -> byte
             raise Unreadable(f"{name}.ipynb is not a regular file")
         if info.st_size > limit:
             raise Unreadable(too_large(f"{name}.ipynb", info.st_size, notebook_mib))
-        chunks, size = [], 0
+        chunks: list[bytes] = []
+        size = 0
         while True:
             chunk = os.read(fds[-1], 1 << 20)
             if not chunk:
@@ -81,11 +90,11 @@ def read_submission(course, student, notebook_mib: int, name=ASSIGNMENT) -> byte
             os.close(fd)
 
 
-def sha256(data):
+def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def keep_copy(course, student, data, name=ASSIGNMENT):
+def keep_copy(course: str | os.PathLike[str], student: str, data: bytes, name: str = ASSIGNMENT) -> Path:
     """Write the bytes to COURSE/isolated/<student>/submitted.ipynb (owner-only); return the path."""
     folder = record_dir(course, student, name)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -98,11 +107,12 @@ def keep_copy(course, student, data, name=ASSIGNMENT):
     return path
 
 
-def write_record(course, student, record, name=ASSIGNMENT):
+def write_record(course: str | os.PathLike[str], student: str, record: Mapping[str, Any],
+                 name: str = ASSIGNMENT) -> None:
     write_atomic(record_dir(course, student, name) / "record.json", json.dumps(record, indent=1), mode=0o600)
 
 
-def load_record(course, student, name=ASSIGNMENT):
+def load_record(course: str | os.PathLike[str], student: str, name: str = ASSIGNMENT) -> dict[str, Any] | None:
     """The record of a student, or None when there is none (or it cannot be read, or is another assignment's)."""
     try:
         with open(record_dir(course, student, name) / "record.json") as handle:
@@ -115,20 +125,20 @@ def load_record(course, student, name=ASSIGNMENT):
     return record
 
 
-def is_current(record, digest, key):
+def is_current(record: Mapping[str, Any] | None, digest: str | None, key: str) -> bool:
     """True when ``record`` is the grade of the bytes hashed ``digest`` by the grader (and level) of ``key``."""
     return (record is not None and digest is not None and record.get("sha256") == digest
             and record.get("key") == key)
 
 
-def sendable(text):
+def sendable(text: object) -> str:
     """``text`` as JSON and the kernel protocol carry it: lone surrogates (a cell's `print("\\ud800")`) as
     backslash escapes. Raw, one made jupyter_client's packer raise in the kernel, no reply went out, and nbgrader
     waited out its 60 s timeout for each such cell, for the whole class behind it (red team of issue 23)."""
     return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _sendable_values(value):
+def _sendable_values(value: object) -> object:
     if isinstance(value, str):
         return sendable(value)
     if isinstance(value, dict):
@@ -138,7 +148,8 @@ def _sendable_values(value):
     return value
 
 
-def part_text(part, score, top, results, level, problem=""):
+def part_text(part: str, score: float, top: float, results: Iterable[TestResult], level: str,
+              problem: str = "") -> str:
     """What a test cell shows: the part's points, then each check as feedback ``level`` allows."""
     lines = [f"Part {part}: {score:g} / {top:g}"]
     if problem:
@@ -151,12 +162,13 @@ def part_text(part, score, top, results, level, problem=""):
     return sendable("\n".join(lines) + "\n")
 
 
-def build_record(student, digest, report, cells, level, started, key, notebook_mib, name=ASSIGNMENT):
+def build_record(student: str, digest: str | None, report: GradeReport, cells: Sequence[str], level: str,
+                 started: float, key: str, notebook_mib: int, name: str = ASSIGNMENT) -> dict[str, Any]:
     """The record.json dict of one graded submission (``report``: the engine's GradeReport; ``key``: the
     grader's code and options it was graded with; ``notebook_mib``: the limit it was read with, which the
     kernel reads the submission with again to see it is still what was graded)."""
     parts = report.by_part()
-    by_part = {}
+    by_part: dict[str, list[TestResult]] = {}
     for r in report.results:
         by_part.setdefault(r.part, []).append(r)
     executed = {c.index: c for c in report.executed}

@@ -3,26 +3,28 @@
 Its own module, so that the preprocessors (which read it) and the config lines (which register them) do not
 import each other.
 """
-from dataclasses import fields
+from dataclasses import Field, fields
+from typing import Any
 
-from traitlets import Bool, Enum, Float, Int, List, Unicode
+from traitlets import Bool, Enum, Float, Int, List, TraitType, Unicode
 from traitlets.config import Configurable
 
 from ...settings import Limits, Settings
 
 
-def _trait(f, default):
+def _trait(f: Field[Any], default: Any) -> TraitType[Any, Any]:
     """The traitlets form of a settings field (autograder/settings.py), its help and default included."""
     helptext, choices = f.metadata["help"], f.metadata.get("choices")
     if choices:
         return Enum(choices, default_value=default, help=helptext).tag(config=True)
-    kind = {"bool": Bool, "int": Int, "float": Float}.get(f.type)
+    kinds: dict[object, type[TraitType[Any, Any]]] = {"bool": Bool, "int": Int, "float": Float}
+    kind = kinds.get(f.type)  # a name: settings.py's annotations are strings (from __future__ import annotations)
     if kind is not None:
         return kind(default, help=helptext).tag(config=True)
     return List(Unicode(), default_value=list(default), help=helptext).tag(config=True)
 
 
-def _traits():
+def _traits() -> dict[str, TraitType[Any, Any]]:
     """One trait per setting, under the same names (the limits' by theirs): declared once, in settings.py."""
     traits = {f.name: _trait(f, getattr(Settings(), f.name)) for f in fields(Settings) if f.name != "limits"}
     traits.update({f.name: _trait(f, getattr(Limits(), f.name)) for f in fields(Limits)})

@@ -40,11 +40,15 @@ import traceback
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ...assignment import NAME, workdir
 from ...settings import DEFAULT_FEEDBACK, Settings, SettingsError
 from . import records_folder
 from .address import socket_path
+
+if TYPE_CHECKING:
+    from ...engine.grader import Grader
 
 # The service's protocol with its clients (nbgrader's processes, the user's own): not a submission's, so not Limits.
 REQUEST_BYTES = 1 << 16  # a request is a student's name and the names of those after it
@@ -86,18 +90,18 @@ def log(message: str) -> None:
 
 
 class Service:
-    def __init__(self, course: Path, grader) -> None:
+    def __init__(self, course: Path, grader: Grader) -> None:
         self.course, self.grader = course, grader
         self.settings = grader.settings.replace(feedback=DEFAULT_FEEDBACK)  # the feedback level is per request
         self.code = grader_key(Settings())  # compared before each request: new code, new service
         self.workdir = str(workdir())  # where the secret and caches are: the clients' (client.service_env)
         self.secret = secret_in_use()  # once: the template is forked; a record drawn from another is never current
-        self.queue: deque = deque()  # (student, settings) nbgrader autogrades next
+        self.queue: deque[tuple[str, Settings]] = deque()  # (student, settings) nbgrader autogrades next
 
     def stale(self) -> bool:
         return grader_key(Settings()) != self.code
 
-    def grade(self, student: str, settings) -> dict:
+    def grade(self, student: str, settings: Settings) -> dict[str, Any]:
         """The record of the student's current submission: reused when current, else graded now."""
         level = settings.feedback
         from ...engine.grade import NotebookError, failed_everywhere, read_submission as cells_of
@@ -113,7 +117,7 @@ class Service:
         else:
             digest = sha256(data)
             record = load_record(self.course, student)
-            if is_current(record, digest, key):
+            if record is not None and is_current(record, digest, key):
                 return {"ok": True, "sha256": digest, "score": record["score"], "max_score": record["max_score"],
                         "cached": True}
             copy = keep_copy(self.course, student, data)
@@ -142,23 +146,26 @@ class Refusing:
     autograde of that student fails too (never a 0 in the gradebook)."""
 
     def __init__(self, why: str) -> None:
-        self.why, self.settings, self.workdir = why, None, None
-        self.queue: deque = deque()
+        self.why = why
+        self.settings: Settings | None = None
+        self.workdir: str | None = None
+        self.queue: deque[tuple[str, Settings]] = deque()
 
     def stale(self) -> bool:
         return False
 
-    def grade(self, student: str, settings) -> dict:
+    def grade(self, student: str, settings: Settings) -> dict[str, Any]:
         raise RuntimeError(f"no sandbox can be built on this machine, so nothing is graded: {self.why}")
 
 
 # ---- the socket ---------------------------------------------------------------------------------
 def peer_uid(conn: socket.socket) -> int:
+    uid: int
     _, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
     return uid
 
 
-def read_message(conn: socket.socket) -> dict:
+def read_message(conn: socket.socket) -> dict[str, Any]:
     """One JSON line (client and service speak alike)."""
     data = b""
     while not data.endswith(b"\n"):
@@ -174,7 +181,7 @@ def read_message(conn: socket.socket) -> dict:
     return message
 
 
-def send_message(conn: socket.socket, message: dict) -> None:
+def send_message(conn: socket.socket, message: dict[str, Any]) -> None:
     conn.sendall(json.dumps(message).encode() + b"\n")
 
 
@@ -262,7 +269,7 @@ def serve(listener: socket.socket, service: Service | Refusing, idle: float) -> 
         last = time.monotonic()
 
 
-def take_lock(course: Path):
+def take_lock(course: Path) -> TextIO | None:
     """The course's lock, or None when another service holds it (it serves; this one is not needed)."""
     path = lock_path(course)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

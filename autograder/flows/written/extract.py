@@ -200,7 +200,7 @@ def read_cells(path: str | os.PathLike[str], notebook_mib: int) -> list[dict[str
         if not (isinstance(nb, dict) and nb.get("nbformat") == 4 and isinstance(nb.get("cells"), list)):
             import nbformat  # other versions and odd shapes: nbformat converts or refuses
 
-            nb = nbformat.reads(raw, as_version=4)
+            nb = nbformat.reads(raw, as_version=4)  # type: ignore[no-untyped-call]  # nbformat: not annotated
     except Exception as err:  # noqa: BLE001 - nbformat raises several kinds for bad JSON
         first = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
         raise NotANotebook(f"{path.name} is not a valid Jupyter notebook ({first})") from None

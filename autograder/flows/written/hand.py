@@ -109,7 +109,7 @@ def hand_columns(columns: Iterable[str], points: Collection[str]) -> list[str]:
     return cols[:at] + list(points) + cols[at:]
 
 
-def merge_hand(rows: list[ClassRow], hand: dict[str, dict], points: dict[str, float]) -> list[ClassRow]:
+def merge_hand(rows: list[ClassRow], hand: dict[str, dict[str, Any]], points: dict[str, float]) -> list[ClassRow]:
     """grade-all rows with the hand scores: q1.. columns and a total that includes them (ClassRow.with_hand).
 
     Returns new rows (the rows are not changed). A student absent from ``hand`` or a question
