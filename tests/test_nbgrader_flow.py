@@ -766,6 +766,16 @@ def test_symlinked_submission_is_refused(graded_course, tmp_path):
         read_submission(path, "blank", Limits().notebook_mib)
 
 
+def test_a_folder_in_place_of_the_notebook_is_named_once(tmp_path):
+    """The refusal names the notebook as the student submitted it (the loop over the path once took over the
+    parameter's name, and the message said week7_attention.ipynb.ipynb: helper-29's typing pass found it)."""
+    from autograder.flows.nbgrader.record import ASSIGNMENT, Unreadable, read_submission
+    (tmp_path / "submitted" / "alice" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").mkdir(parents=True)
+    with pytest.raises(Unreadable) as refused:
+        read_submission(tmp_path, "alice", 32)
+    assert str(refused.value) == f"{ASSIGNMENT}.ipynb is not a regular file"
+
+
 def test_hide_hidden_tests_strips_graded_tracebacks():
     from nbformat.v4 import new_code_cell, new_output
     cell = new_code_cell("# Graded cell\n### BEGIN HIDDEN TESTS\nfrom autograder.flows.nbgrader_cell import "

@@ -61,10 +61,10 @@ def read_submission(course: str | os.PathLike[str], student: str, notebook_mib: 
     names = (student, name, f"{name}.ipynb")
     fds = [os.open(Path(course) / "submitted", os.O_RDONLY | os.O_DIRECTORY)]
     try:
-        for depth, name in enumerate(names):
+        for depth, entry in enumerate(names):
             last = depth == len(names) - 1
             try:
-                fd = os.open(name, flags | (0 if last else os.O_DIRECTORY), dir_fd=fds[-1])
+                fd = os.open(entry, flags | (0 if last else os.O_DIRECTORY), dir_fd=fds[-1])
             except OSError as err:
                 raise Unreadable(f"{'/'.join(names[:depth + 1])} is not a {'file' if last else 'folder'} "
                                  f"that can be read ({err.strerror}); symbolic links are refused") from err
