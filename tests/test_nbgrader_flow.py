@@ -31,7 +31,7 @@ import nbformat
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder import PARTS
+from autograder import PARTS, notebook_meta
 from autograder.assignment import NAME, course_notebook
 from autograder.flows.nbgrader import KERNEL_NAME, course as nc, feedback as fb, preprocessors as pp
 from autograder.flows.nbgrader.record import load_record
@@ -889,12 +889,12 @@ def test_model_answers_are_shown_to_graders_never_to_students(graded_course):
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if grade_id in models:
                 shown = nb.cells[i + 1]
-                assert shown.metadata.get("week7", {}).get("kind") == pp.MODEL_ANSWER, (name, grade_id)
+                assert notebook_meta.cell_kind(shown) == pp.MODEL_ANSWER, (name, grade_id)
                 assert "nbgrader" not in shown.metadata
                 assert "graders only" in shown.source
                 for line in models[grade_id].splitlines():
                     assert line in shown.source
-        assert sum(c.metadata.get("week7", {}).get("kind") == pp.MODEL_ANSWER for c in nb.cells) == 3
+        assert sum(notebook_meta.cell_kind(c) == pp.MODEL_ANSWER for c in nb.cells) == 3
         html = feedback_html(graded_course, name)
         assert "graders only" not in html and "Model answer" not in html
         if name == "blank":  # (the "solution" student's answers are the model answers)

@@ -6,6 +6,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from autograder import notebook_meta
 from autograder.engine.catalog import part_points
 
 
@@ -81,7 +82,7 @@ def test_student_notebook_fails_only_where_a_stub_is_called(student_notebook):
     assert {name for _, name, _ in found} == {"NotImplementedError"}, found
     failing = {i for i, _, _ in found}
     for i in failing:
-        kind = nb.cells[i].metadata.get("week7", {}).get("kind") or nb.cells[i].metadata.get("nbgrader", {})
+        kind = notebook_meta.cell_kind(nb.cells[i]) or nb.cells[i].metadata.get("nbgrader", {})
         assert "solution" not in str(kind), f"cell {i} defines stubs and must not fail by itself"
-    setup_and_lab = [i for i, c in enumerate(nb.cells) if c.metadata.get("week7", {}).get("kind") in ("setup", "lab")]
+    setup_and_lab = [i for i, c in enumerate(nb.cells) if notebook_meta.cell_kind(c) in ("setup", "lab")]
     assert setup_and_lab and not failing & set(setup_and_lab)

@@ -20,6 +20,7 @@ import re
 
 import nbformat
 
+from autograder import notebook_meta
 from autograder.assignment import ASSIGNMENT as PLUGIN, FACTS, LAB_PY as LAB, NAME as ASSIGNMENT, \
     NOTEBOOK_SOURCE as SOURCE_MD, PARTS, ROOT, SUITES  # noqa: F401
 
@@ -48,7 +49,7 @@ def _nbgrader(kind, grade_id, points=None, solution=False, grade=False, locked=F
             "solution": solution, "task": False}
     if points is not None:
         meta["points"] = points
-    return {"nbgrader": meta, "week7": {"kind": kind}}
+    return {"nbgrader": meta, notebook_meta.KEY: {"kind": kind}}
 
 
 def _reference_source(name):
@@ -108,7 +109,7 @@ def build_source_notebook(points_by_part):
         elif kind in ("setup", "check", "lab"):
             meta = _nbgrader(kind, f"{part or kind}_{kind}" if part else kind, locked=True)
         elif kind == "code":
-            meta = {"week7": {"kind": "code"}}
+            meta = {notebook_meta.KEY: {"kind": "code"}}
         else:
             raise ValueError(f"unknown cell kind {kind!r} in {SOURCE_MD.name}")
         add(nbformat.v4.new_code_cell(_expand(body), metadata=meta), kind)
@@ -128,7 +129,7 @@ def cells_of(nb, kind):
     """{part: [cells]} of one kind (solution, check, graded), in notebook order."""
     found = {}
     for cell in nb.cells:
-        if cell.metadata.get("week7", {}).get("kind") == kind:
+        if notebook_meta.cell_kind(cell) == kind:
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
             found.setdefault(grade_id.rsplit("_", 1)[0], []).append(cell)
     return found

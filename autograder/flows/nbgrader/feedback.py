@@ -14,6 +14,7 @@ from nbconvert.exporters import HTMLExporter
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import List
 
+from ... import notebook_meta
 from . import BEGIN, END
 from .preprocessors import MODEL_ANSWER, ours
 
@@ -38,7 +39,7 @@ class HideHiddenTests(FeedbackPreprocessor):
     """
 
     def preprocess(self, nb, resources):
-        nb.cells = [c for c in nb.cells if c.get("metadata", {}).get("week7", {}).get("kind") != MODEL_ANSWER]
+        nb.cells = [c for c in nb.cells if notebook_meta.cell_kind(c) != MODEL_ANSWER]
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
@@ -79,7 +80,7 @@ class FeedbackTitles(FeedbackPreprocessor):
             else:
                 part = grade_id.removesuffix("_tests")
                 title = f"{part} ({worth})"
-            cell.metadata.setdefault("week7", {})["title"] = title
+            cell.metadata.setdefault(notebook_meta.KEY, {})["title"] = title
         return nb, resources
 
 

@@ -35,6 +35,7 @@ from nbformat import v4
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearHiddenTests, Execute, IgnorePattern, NbGraderPreprocessor, OverwriteCells
 
+from ... import notebook_meta
 from . import Graded, registered
 from .kernelspec import display_name
 
@@ -77,7 +78,7 @@ class IsolatedKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrade
     def preprocess(self, nb, resources):
         assignment = ours(resources)
         if assignment:
-            resources.setdefault("week7", {})["kernelspec"] = nb.metadata.get("kernelspec")
+            resources.setdefault("autograder", {})["kernelspec"] = nb.metadata.get("kernelspec")
             nb.metadata["kernelspec"] = isolated_kernelspec(assignment.kernel)
         return nb, resources
 
@@ -87,7 +88,7 @@ class StudentKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader
 
     def preprocess(self, nb, resources):
         if ours(resources):
-            nb.metadata["kernelspec"] = resources.get("week7", {}).get("kernelspec") or dict(STUDENT_KERNELSPEC)
+            nb.metadata["kernelspec"] = resources.get("autograder", {}).get("kernelspec") or dict(STUDENT_KERNELSPEC)
         return nb, resources
 
 
@@ -383,7 +384,7 @@ def as_text(source: str, why: str) -> str:
             f"{fence}text\n{source}\n{fence}")
 
 
-MODEL_ANSWER = "model_answer"  # metadata week7.kind of the graders-only cells ModelAnswers adds
+MODEL_ANSWER = "model_answer"  # metadata autograder.kind of the graders-only cells ModelAnswers adds
 
 
 class ModelAnswers(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
@@ -392,7 +393,7 @@ class ModelAnswers(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not
     The formgrader shows graders the autograded notebook; nbgrader keeps no model answer for a
     written (Markdown solution) cell: its gradebook holds the released stub. The instructor
     notebook in COURSE/source/ holds it, so it is copied from there, by grade_id, into a plain
-    Markdown cell (no nbgrader metadata: no grade, no checksum) marked week7.kind =
+    Markdown cell (no nbgrader metadata: no grade, no checksum) marked autograder.kind =
     "model_answer". HideHiddenTests removes these cells from the feedback students get.
     """
 
@@ -407,7 +408,7 @@ class ModelAnswers(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not
                   for c in source.cells if c.cell_type == "markdown"
                   and c.get("metadata", {}).get("nbgrader", {}).get("solution")
                   and c.metadata["nbgrader"].get("grade")}
-        cells = [c for c in nb.cells if c.get("metadata", {}).get("week7", {}).get("kind") != MODEL_ANSWER]
+        cells = [c for c in nb.cells if notebook_meta.cell_kind(c) != MODEL_ANSWER]
         out = []
         for cell in cells:
             out.append(cell)
@@ -418,7 +419,7 @@ class ModelAnswers(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not
                 out.append(v4.new_markdown_cell(
                     f"> **Model answer ({grade_id}{worth}; graders only, never in the feedback):**\n>\n"
                     + "\n".join(f"> {line}" if line else ">" for line in text.splitlines()),
-                    metadata={"week7": {"kind": MODEL_ANSWER, "grade_id": grade_id}}))
+                    metadata={notebook_meta.KEY: {"kind": MODEL_ANSWER, "grade_id": grade_id}}))
         nb.cells = out
         return nb, resources
 
