@@ -20,6 +20,8 @@ from autograder.linux.libc import LIBC, prctl, syscall
 from autograder.sandbox import budget
 from tests.test_scratch import _as_user
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def _allow_everything_filter() -> None:
     """A seccomp filter that allows every call: the process now shows Seccomp: 2, as a worker's tree does."""
@@ -335,74 +337,105 @@ def test_a_tree_that_keeps_changing_pid_ends():
     assert "processes in a second" in watchdog.fired, watchdog.fired
 
 
-# PID 1 of a PID namespace of its own (as the worker is in the namespace modes), under a keeper that waits for it.
-# Each line it reads, N, starts a chain of N hops (fork, and the parent exits at once: hostile/pid_hopping.py's
-# shape), whose last process says "done" and stays.
-NAMESPACED_HOPPER = r"""
-import ctypes, os, signal, sys, time
+# A keeper as the template's are in the namespace modes: it makes a PID namespace for its children, the worker is
+# PID 1 there, and it watches the worker with a Watchdog of its own. Each line it reads: "check" (one sample: "ok",
+# or what fired), or a command for the worker: "hop N" (a chain of N processes, each forking the next and exiting
+# at once, hostile/pid_hopping.py's shape; the last stays) or "threads N" (N threads started and joined, none left).
+NAMESPACED_KEEPER = r"""
+import ctypes, os, signal, sys, threading, time
+from autograder.sandbox import budget
 libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
 if libc.unshare(CLONE_NEWPID if os.getuid() == 0 else CLONE_NEWUSER | CLONE_NEWPID) != 0:
     sys.exit("unshare: " + os.strerror(ctypes.get_errno()))
+orders_r, orders_w = os.pipe()
+done_r, done_w = os.pipe()
 worker = os.fork()
-if worker:
-    os.waitpid(worker, 0)
-    sys.exit(0)
-signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # orphans come back to PID 1: they reap themselves
-print("ready", flush=True)
+if worker == 0:
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # orphans come back to PID 1: they reap themselves
+    for line in os.fdopen(orders_r):
+        what, n = line.split()
+        if what == "threads":
+            for _ in range(int(n)):
+                t = threading.Thread(target=lambda: None)
+                t.start()
+                t.join()
+            os.write(done_w, b"x")
+        elif os.fork() == 0:
+            for _ in range(int(n)):
+                if os.fork():
+                    os._exit(0)
+            os.write(done_w, b"x")
+            time.sleep(60)
+            os._exit(0)
+    os._exit(0)
+orders = os.fdopen(orders_w, "w", buffering=1)
+watchdog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=64, worker=worker)
 for line in sys.stdin:
-    if os.fork() == 0:
-        for _ in range(int(line)):
-            if os.fork():
-                os._exit(0)
+    if line.strip() == "check":
+        print("ok" if watchdog.check() else watchdog.fired, flush=True)
+    else:
+        orders.write(line)
+        os.read(done_r, 1)
         print("done", flush=True)
-        time.sleep(60)
-        os._exit(0)
 """
 
 
 def test_in_a_pid_namespace_the_trees_starts_count_and_the_machines_do_not():
     """CI of 2026-12-05 killed an honest cell in the user environment for "206 processes in a second": the count
     read the worker's ns_last_pid through its root, and the kernel answers that file with the reader's namespace,
-    the keeper's, so every process the machine started counted. The tree's own pids count: a busy machine starts
-    300 processes outside the tree and the tree lives; the tree hops past the limit and ends."""
-    keeper = subprocess.Popen([sys.executable, "-c", NAMESPACED_HOPPER], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    the keeper's, so every process the machine started counted. Red team 8 then burnt the namespace's pids with
+    threads, which no listing shows, until they wrapped. The keeper now learns the next pid of the worker's
+    namespace from a probe of its own: a busy machine (300 processes outside the tree) is not counted; the tree's
+    processes and its threads are, an honest few passing and past the limit ending it."""
+    keeper = subprocess.Popen([sys.executable, "-c", NAMESPACED_KEEPER], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+    def ask(line):
+        keeper.stdin.write(line + "\n")
+        keeper.stdin.flush()
+        return keeper.stdout.readline().strip()
+
     try:
-        assert keeper.stdout.readline() == "ready\n", keeper.communicate(timeout=10)
-        worker = budget.descendants(keeper.pid)[0]
-        watchdog = budget.Watchdog(keeper.pid, memory_mib=1 << 20, processes=64, worker=worker)
-        assert watchdog.check(), watchdog.fired
+        assert ask("check") == "ok"
         subprocess.run([sys.executable, "-c", "import os\nfor _ in range(300):\n    if os.fork() == 0:\n"
                         "        os._exit(0)\n    os.wait()\n"], check=True)
-        assert watchdog.check(), watchdog.fired  # the machine's, not the tree's
-        keeper.stdin.write("20\n")  # an honest pace
-        keeper.stdin.flush()
-        assert keeper.stdout.readline() == "done\n"
-        assert watchdog.check(), watchdog.fired
-        keeper.stdin.write(f"{watchdog.starts_per_second + 20}\n")
-        keeper.stdin.flush()
-        assert keeper.stdout.readline() == "done\n"
-        assert not watchdog.check()
-        assert "processes in a second" in watchdog.fired, watchdog.fired
+        assert ask("check") == "ok"  # the machine's, not the tree's
+        assert ask("hop 20") == "done" and ask("check") == "ok"  # an honest pace
+        assert ask("threads 20") == "done" and ask("check") == "ok"
+        assert ask("threads 300") == "done"
+        assert "processes in a second" in ask("check")  # threads the listing never saw
     finally:
+        keeper.kill()
+        keeper.wait()
         budget.kill_descendants(keeper.pid)
+    keeper = subprocess.Popen([sys.executable, "-c", NAMESPACED_KEEPER], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert ask("check") == "ok"
+        assert ask("hop 300") == "done"
+        assert "processes in a second" in ask("check")
+    finally:
         keeper.kill()
         keeper.wait()
 
 
-def test_a_pid_first_seen_below_the_newest_counts_as_a_start():
-    """Pids are given out in turn, so the newest pid a sample finds counts every start since the last one; a pid
-    first seen below it came after the count wrapped at pid_max, and counts once (the worker may not lower its
-    namespace's pid_max: /proc/sys is read-only in its root, hostile/pid_max_wrap.py)."""
+def test_pids_that_went_round_pid_max_end_the_tree(monkeypatch):
+    """Pids are given out in turn, so two probes tell how many the tree was given in between; a probe given a pid
+    below the last one's came after the namespace's pids wrapped at pid_max, which only millions of starts do
+    (red team 8: threads burnt 4 million pids in ~100 s, unseen by any listing, so that hoppers could then reuse
+    pids below the newest one seen): the tree ends."""
+    given = iter([500, 520, 530, 310])
+    monkeypatch.setattr(budget, "_next_pid", lambda: next(given))
     watchdog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=64)
-    worker = {"NSpid": "4000 1"}
-    seen = lambda *pids: [worker] + [{"NSpid": f"{5000 + p} {p}"} for p in pids]  # noqa: E731
-    assert watchdog._churn(seen(), worker) == 0
-    assert watchdog._churn(seen(40), worker) == 39  # pids 2 to 40 were given out since
-    assert watchdog._churn(seen(40), worker) == 39  # (the same second: nothing more)
-    assert watchdog._churn(seen(3, 40), worker) == 40  # wrapped: a new pid below the newest
-    assert watchdog._churn([{"NSpid": "77"}], {"NSpid": "77"}) == 40  # no namespace of its own: pids not counted
+    worker = {"NSpid": "4000 1"}  # a namespace of its own: one more level than this process
+    watchdog.depth = 1
+    assert watchdog._churn(worker) == 0
+    assert watchdog._churn(worker) == 19  # 501 to 519: the tree's; 520 the probe's own
+    assert watchdog._churn(worker) == 28
+    assert not watchdog.wrapped
+    assert watchdog._churn(worker) > watchdog.starts_per_second and watchdog.wrapped
+    assert watchdog._churn({"NSpid": "77"}) >= 0  # no namespace of its own: no probe (the iterator is spent)
 
 
 def test_a_late_sample_spreads_its_starts_over_the_time_it_covers(monkeypatch):

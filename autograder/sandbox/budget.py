@@ -484,6 +484,36 @@ def _scratch_bytes(scratch: str, max_entries: int) -> tuple[int, int, bool]:
     return used, entries, hidden
 
 
+PID_MAX_LIMIT = 1 << 22  # the most pids a namespace can have (include/linux/threads.h, 64-bit)
+PROBE = "/bin/true"  # what the keeper starts to learn the next pid of the worker's PID namespace
+
+
+def _next_pid() -> int | None:
+    """The pid the worker's PID namespace gives out next, in that namespace (None where it cannot be learnt).
+
+    The keeper made that namespace for its children (steps.NewPidNamespace), and the worker is its first: a
+    process the keeper starts now is given the next pid there, pids are given out in turn, so the difference
+    between two probes is what the tree started meanwhile, threads included. A short exec of PROBE (vfork: no copy
+    of the keeper's memory), run as the keeper with its capabilities, which the worker does not have: the worker
+    may see it for a moment, not trace it."""
+    try:
+        pid = os.posix_spawn(PROBE, [PROBE], {})
+    except OSError:
+        return None
+    try:
+        ids = _status(pid).get("NSpid", "").split()  # a zombie's status still shows them, until we reap it
+        return int(ids[-1]) if len(ids) > 1 else None
+    finally:
+        while True:
+            try:
+                os.waitpid(pid, 0)
+                break
+            except ChildProcessError:
+                break
+            except InterruptedError:
+                continue
+
+
 class Watchdog:
     """Where there is no group: sum the tree's memory every SAMPLE_SECONDS, SIGKILL it at the cap."""
 
@@ -505,32 +535,33 @@ class Watchdog:
         self.areas: dict[int, int] = {}  # pid -> mapping areas, as counted by the last sample
         self.reaped = 0  # processes of the tree the keeper has reaped (orphans come back to it: template._watch)
         self.depth = len(_status("/proc/self").get("NSpid", "").split())  # PID namespaces the keeper is in
-        self.newest: int | None = None  # the newest pid of the tree, in the worker's PID namespace, so far
-        self.known: set[int] = set()  # the tree's pids there at the last sample
+        self.next_pid: int | None = None  # the pid the last probe was given in the worker's PID namespace
+        self.wrapped = False  # its pids went round pid_max since the last sample
         self.started: list[tuple[float, float]] = []  # (when, processes started since the sample before, per s)
         self.sampled_at: float | None = None  # when _churn last read the count
 
-    def _churn(self, statuses: list[dict[str, str]], worker: dict[str, str] | None) -> int:
-        """Processes (and threads) the tree started in the last second. A process that changes pid faster than a
+    def _churn(self, worker: dict[str, str] | None) -> int:
+        """Processes and threads the tree started in the last second. A process that changes pid faster than a
         sample can read it (fork, and the parent exits at once) holds memory no sample finds (docs/history.md:
-        pid_hopping). Counted where it can be: in a PID namespace of the worker's own, by the pids the tree shows
-        there (pids are given out in turn: the newest one tells how many were given out since the last sample,
-        to processes and threads, however short-lived); without one, by the orphans that come back to the
-        keeper, as each hop leaves one.
+        pid_hopping). Counted where it can be: in a PID namespace of the worker's own, by the pids given out
+        there (_next_pid: every process and thread, however short-lived); without one, by the orphans that come
+        back to the keeper, as each hop leaves one.
 
-        Not by that namespace's ns_last_pid: the kernel answers that file with the pid namespace of whoever reads
-        it, the keeper's, so that every process the machine started counted as the tree's (CI of 2026-12-05: an
-        honest cell killed for "206 processes in a second" on a busy machine; docs/history.md: churn_misread)."""
+        Not by that namespace's ns_last_pid read through the worker's root: the kernel answers that file with the
+        namespace of whoever reads it, the keeper's, and every process of the machine counted (CI of 2026-12-05).
+        Nor by the newest pid the tree shows: threads, which no listing shows, used the pids up until they wrapped
+        at pid_max, below what had been seen (red team 8). docs/history.md: churn_misread, wrap_zone_hop."""
         started = self.reaped
         self.reaped = 0
         if worker is not None and len(worker.get("NSpid", "").split()) > self.depth:
-            pids = {int(status["NSpid"].split()[-1]) for status in statuses if status.get("NSpid")}
-            newest = max(pids, default=0)
-            if self.newest is not None:
-                # Pids past the newest seen were all given out since; a pid first seen below it came after
-                # the count wrapped at pid_max (which the worker may not change: /proc/sys is read-only).
-                started += max(0, newest - self.newest) + sum(1 for p in pids - self.known if p < self.newest)
-            self.newest, self.known = max(newest, self.newest or 0), pids
+            given = _next_pid()
+            if given is not None:
+                if self.next_pid is not None and given > self.next_pid:
+                    started += given - self.next_pid - 1  # those between the two probes were the tree's
+                elif self.next_pid is not None:  # round pid_max since the last probe: every pid there was given out
+                    self.wrapped = True
+                    started += PID_MAX_LIMIT
+                self.next_pid = given
         now = time.monotonic()
         # A late sample (a busy machine, or a tree of many processes to read) covers more than a second: what it
         # counted is spread over the time it covers, so that 150 starts over 2 s are not read as 150 in one.
@@ -588,8 +619,7 @@ class Watchdog:
             views.update(batch)
         if self.tree:
             used += sum(shared.values())
-        churn = self._churn([status for _, status in views.values()],
-                            views[self.worker][1] if self.worker in views else None)
+        churn = self._churn(views[self.worker][1] if self.worker in views else None)
         if self.worker and self.worker in views:
             tmpfs = _tmpfs_bytes(views[self.worker][0], self.disk_mib)
             unread += [self.worker] if tmpfs is None else []
@@ -607,6 +637,8 @@ class Watchdog:
         if slow or spent > allowed:  # fail closed: a count that slow leaves seconds between two samples
             self.fired = (f"its tree makes one count of its memory take over {allowed:.2f} s of the grader's CPU "
                           f"({len(views)} processes)")
+        elif self.tree and self.wrapped:
+            self.fired = "its tree used up every pid of its PID namespace (it started processes or threads until they wrapped)"
         elif self.tree and churn > self.starts_per_second:
             self.fired = f"its tree started {churn} processes in a second, over {self.starts_per_second}"
         elif blind:
