@@ -156,7 +156,7 @@ def test_following_the_guide(tmp_path):
         if step == "new-assignment":
             assert (package / "__init__.py").is_file() and (package / "notebook" / f"{name}.md").is_file(), out
             # Only the new package appeared; nothing of the engine (or anything else) changed.
-            assert _status(clone).splitlines() == ["?? .venv", f"?? solutions/{name}/"], _status(clone)
+            assert _status(clone).splitlines() == [f"?? solutions/{name}/"], _status(clone)
         elif step == "git status --short autograder/":
             assert run.stdout == "", f"the scaffold changed the engine:\n{run.stdout}"
         elif step == "-m pytest":
@@ -195,6 +195,6 @@ def test_following_the_guide(tmp_path):
 
     # The engine untouched; the assignment's own folders (and what the grading commands wrote, all ignored) only.
     assert _status(clone, "autograder") == ""
-    assert sorted(_status(clone).splitlines()) == sorted(["?? .venv", f"?? solutions/{name}/",
+    assert sorted(_status(clone).splitlines()) == sorted([f"?? solutions/{name}/",
                                                           f"?? assignments/{name}/"]), _status(clone)
     print("seconds per step:", took)

@@ -14,13 +14,12 @@ import sys
 import time
 from pathlib import Path
 
+from autograder.assignment import ROOT
 from autograder.linux import seccomp
 from autograder.linux.flags import PR_SET_DUMPABLE
 from autograder.linux.libc import LIBC, prctl, syscall
 from autograder.sandbox import budget
 from tests.test_scratch import _as_user
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _allow_everything_filter() -> None:
