@@ -114,7 +114,7 @@ def _without_package(value):
     return value
 
 
-def scan_source(text, relpath):
+def scan_source(text, relpath):  # noqa: C901 - one pass, one rule per kind of fact
     """[(line, rule, what)] of the second definitions in one file's source."""
     if relpath in HOMES:
         return []

@@ -23,6 +23,10 @@ Every run also writes ``report.html`` beside the CSV (flows/class_report.py) and
 For a class larger than one machine: ``--shard I/N`` grades the I-th of N deterministic shares
 (flows/batch_shard.py), each job of an array into its own --out, and ``grade-all merge
 SHARD_CSV... --out grades.csv`` joins them into what one plain run writes (flows/batch_merge.py).
+
+A run is four stages handing on one ``Batch``: ``_discover`` (every refusal, exit 2, before anything is graded;
+which finished results are reused) → ``_grade`` (the pool, each result written as it finishes) → ``_write`` (the
+CSV, a shard's manifest, the summary) → ``_exports`` (LMS files, written answers, report.html).
 """
 from __future__ import annotations
 
@@ -34,10 +38,10 @@ import sys
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from .. import assignment
 from ..assignment import NAME, PART_IDS as PARTS
@@ -129,35 +133,82 @@ def grader_key(settings: Settings) -> str:
     return digest.hexdigest()[:20]
 
 
-# ---- the run ---------------------------------------------------------------------------
+# ---- the run: discover → grade → write → export ----------------------------------------
+
+class Refused(Exception):
+    """The one line grade-all (or merge) says when it will not run (exit code 2), before anything is graded."""
+
+
+@dataclass
+class Batch:
+    """One grade-all run as its stages hand it on. ``_discover`` fills in what is known before grading; ``_grade``
+    adds a row per student; ``_write`` and ``_export`` read it."""
+    settings: Settings
+    options: GradeAll
+    source: Path  # the submissions folder
+    csv_path: Path
+    log: Log
+    subs: list[Submission]  # the students this run grades (a shard: its share), in discovery order
+    everyone: list[str]  # the whole class, in discovery order
+    hand: dict[str, Any] | None  # --hand's scores and their points (load_hand)
+    previous: list[ClassRow] | None  # the existing --out's rows to merge into (None: --replace)
+    key: str  # grader_key: what a finished result depends on besides the notebook
+    rows: dict[str, ClassRow] = field(default_factory=dict)  # student -> row: reused, then graded
+    work: list[dict[str, Any]] = field(default_factory=list)  # distinct notebooks to grade: id, path, students
+    tops: dict[str, float] = field(default_factory=dict)  # part -> its points, as the grading processes report them
+    started: float = 0.0  # when grading began (monotonic)
+
+    @property
+    def stem(self) -> Path:
+        return self.csv_path.with_suffix("")
+
+    @property
+    def feedback(self) -> Path:
+        return Path(f"{self.stem}_feedback")
+
+    @property
+    def checks(self) -> Path:  # every check's reason, for the class report (instructors only)
+        return Path(f"{self.stem}_checks")
+
 
 def run(settings: Settings, options: GradeAll) -> int:
-    from . import progress
+    """grade-all: discover → grade → write → export. Whatever would refuse the run is said first (exit 2)."""
+    try:
+        batch = _discover(settings, options)
+    except Refused as why:
+        print(why, file=sys.stderr)
+        return 2
+    _grade(batch)
+    ordered, part_max, summary = _write(batch)
+    failed = _exports(settings, options, ordered, batch.csv_path, batch.log, sum(part_max.values()),
+                      [s.student for s in batch.subs])
+    batch.log.write(f"done: {len(ordered)} rows in {summary['seconds']:g} s")
+    return 1 if summary["statuses"].get(Row.GRADER_ERROR) or failed else 0
 
+
+def _discover(settings: Settings, options: GradeAll) -> Batch:
+    """The confinement, the secret, the class and every option checked; then which finished results are reused
+    and which distinct notebooks are left to grade. Raises Refused before anything is graded."""
     # How workers will be confined, said before anything is read or graded; where none can be built, nothing is.
     from ..sandbox.confinement import ConfinementUnavailable, probe
     try:
         confinement = probe(settings.confinement, settings.unsafe_no_sandbox)
     except ConfinementUnavailable as why:
-        print(f"grade-all: {why}", file=sys.stderr)
-        return 2
+        raise Refused(f"grade-all: {why}") from None
     from ..engine.secret import SecretError, check as check_secret
     try:  # said before anything is graded; read by the grading processes only after their template forks
         check_secret()
     except SecretError as why:
-        print(f"grade-all: {why}", file=sys.stderr)
-        return 2
+        raise Refused(f"grade-all: {why}") from None
     print(confinement.line(), file=sys.stderr)
     source = Path(options.submissions).resolve()
     if not source.is_dir():
-        print(f"grade-all: {options.submissions} is not a folder", file=sys.stderr)
-        return 2
+        raise Refused(f"grade-all: {options.submissions} is not a folder")
     csv_path = Path(options.out).resolve()
     stem = csv_path.with_suffix("")
-    feedback = Path(f"{stem}_feedback")
+    feedback, checks = Path(f"{stem}_feedback"), Path(f"{stem}_checks")
     feedback.mkdir(parents=True, exist_ok=True)
     log = Log(Path(f"{stem}.log"))
-    checks = Path(f"{stem}_checks")  # every check's reason, for the class report (instructors only)
     checks.mkdir(parents=True, exist_ok=True)
     subs = discover(source, options.assignment, settings.limits.notebook_mib,
                     skip=[feedback, checks, csv_path, f"{stem}_plots", f"{stem}.log", f"{stem}_summary.txt",
@@ -166,133 +217,146 @@ def run(settings: Settings, options: GradeAll) -> int:
     shard = options.shard
     if shard:
         if options.lms:
-            print("grade-all: --lms writes the whole class's import file: give --roster and --lms to "
-                  "`grade-all merge`, not to a shard", file=sys.stderr)
-            return 2
+            raise Refused("grade-all: --lms writes the whole class's import file: give --roster and --lms to "
+                          "`grade-all merge`, not to a shard")
         subs = [s for s in subs if shard.holds(s.student)]
-    hand = _load_hand(options.hand, subs, everyone)
-    if hand is False:
-        return 2
-    previous = None if options.replace else _previous_rows(csv_path)
-    if previous is False:
-        return 2
+    hand = load_hand(options.hand, subs, everyone)
+    previous = None if options.replace else previous_rows(csv_path)
     others = [p for p in PARTS if settings.parts and p not in settings.parts
               and any(r.value(p) is not None for r in previous or ())]  # --replace: nothing to keep
     if others:  # a row of this run holds only --part's points: merged, it would drop the others' points
-        print(f"grade-all: {csv_path} holds points of {', '.join(others)}, which a --part run does not grade: "
-              f"merging would leave the students graded now without them. Write this run to its own --out "
-              f"(e.g. --out {csv_path.with_name(stem.name + '_' + '_'.join(settings.parts) + '.csv')}), or grade every "
-              "part, or pass --replace to overwrite it", file=sys.stderr)
-        return 2
+        raise Refused(
+            f"grade-all: {csv_path} holds points of {', '.join(others)}, which a --part run does not grade: "
+            f"merging would leave the students graded now without them. Write this run to its own --out "
+            f"(e.g. --out {csv_path.with_name(stem.name + '_' + '_'.join(settings.parts) + '.csv')}), or grade every "
+            "part, or pass --replace to overwrite it")
     if options.lms:  # a roster that cannot be used is said before the grading, not after it
         from . import lms
         try:
             lms.read_roster(options.roster)
         except lms.RosterError as err:
-            print(f"grade-all: {err}", file=sys.stderr)
-            return 2
+            raise Refused(f"grade-all: {err}") from None
     log.write(confinement.line())
-    key = grader_key(settings)
-    rows: dict[str, ClassRow] = {}
+    batch = Batch(settings, options, source, csv_path, log, subs, everyone, hand, previous, grader_key(settings))
+    _sort_out(batch)
+    return batch
+
+
+def _sort_out(batch: Batch) -> None:
+    """Each submission's notebook hashed: a finished result of the same bytes and grader is reused (its row),
+    the rest become ``batch.work``, identical notebooks of the same file name graded once."""
     tasks: dict[tuple[str, str], dict[str, Any]] = {}
-    for sub in subs:
+    limit, log = batch.settings.limits.notebook_mib, batch.log
+    for sub in batch.subs:
         if sub.notebook is None:
             continue
         try:
-            sub.sha256 = hashlib.sha256(submission_file.read_notebook(sub.notebook, settings.limits.notebook_mib)).hexdigest()
+            sub.sha256 = hashlib.sha256(submission_file.read_notebook(sub.notebook, limit)).hexdigest()
         except submission_file.SubmissionFileError as err:  # changed since it was found
             sub.notebook, sub.status, sub.detail = None, err.kind, str(err)
             continue
-        record = None if options.regrade else BatchRecord.load(feedback / sub.student / "record.json")
-        if record and record.reusable(sub.sha256, key):
-            rows[sub.student] = record.row
+        record = None if batch.options.regrade else BatchRecord.load(batch.feedback / sub.student / "record.json")
+        if record and record.reusable(sub.sha256, batch.key):
+            batch.rows[sub.student] = record.row
             log.write(f"reused {sub.student} sha256={sub.sha256[:12]} total={record.row.total or 0:g}")
             continue
         # Identical notebooks with the same file name give identical results: grade once.
         task = tasks.setdefault((sub.sha256, sub.notebook.name), {
             "id": len(tasks), "path": str(sub.notebook), "students": []})
         task["students"].append(sub)
-    started = time.monotonic()
-    bar = progress.bar(len(subs), "grading")
-    bar.update(len(rows))
-    problems = [s for s in subs if s.notebook is None]
+    batch.work = sorted(tasks.values(), key=lambda t: t["id"])
+
+
+def _grade(batch: Batch) -> None:
+    """A row for every student of ``batch.subs``: a zero that says why for those without a gradable notebook,
+    and each distinct notebook graded once by the pool, its files written as it finishes (a resumable run)."""
+    from . import progress
+
+    settings, log, feedback, checks = batch.settings, batch.log, batch.feedback, batch.checks
+    batch.started = time.monotonic()
+    bar = progress.bar(len(batch.subs), "grading")
+    bar.update(len(batch.rows))
+    problems = [s for s in batch.subs if s.notebook is None]
     if problems:
-        _write_problems(problems, rows, feedback, settings, log, checks)
+        _write_problems(problems, batch.rows, feedback, settings, log, checks)
         bar.update(len(problems))
-    hide = [str(source), str(feedback), str(checks)] + ([str(csv_path.parent)] if _hideable(csv_path.parent) else [])
-    task_options = {"hide": hide, "debug": options.debug, "settings": settings.to_dict()}
-    work = sorted(tasks.values(), key=lambda t: t["id"])
-    tops = {}  # part -> its points, as the grading processes report them
-    if work:
-        log.write(f"grading {sum(len(t['students']) for t in work)} submissions ({len(work)} distinct) "
-                  f"with {options.jobs} grading process(es); {len(rows)} finished results reused")
+    hide = [str(batch.source), str(feedback), str(checks)] + \
+        ([str(batch.csv_path.parent)] if _hideable(batch.csv_path.parent) else [])
+    task_options = {"hide": hide, "debug": batch.options.debug, "settings": settings.to_dict()}
+    if batch.work:
+        log.write(f"grading {sum(len(t['students']) for t in batch.work)} submissions ({len(batch.work)} distinct) "
+                  f"with {batch.options.jobs} grading process(es); {len(batch.rows)} finished results reused")
 
         def finished(task: dict[str, Any], result: dict[str, Any]) -> None:
             """Never raises: whatever one result does to the writers, every other student still gets a row."""
             try:
-                tops.update({part: top for part, (_, top) in (result.get("by_part") or {}).items()})
+                batch.tops.update({part: top for part, (_, top) in (result.get("by_part") or {}).items()})
             except (AttributeError, TypeError, ValueError):
                 pass
             for sub in task["students"]:
                 mine = _graded_version(sub, task, result, log)
-                rows[sub.student] = _write_result_or_error(sub, mine, feedback, source, key, log)
+                batch.rows[sub.student] = _write_result_or_error(sub, mine, feedback, batch.source, batch.key, log)
                 _write_checks(sub, mine, checks, log)
                 bar.update(1)
             status = result.get("status") if isinstance(result, dict) else None
             progress.now(bar, f"last {task['students'][0].student}: {status}")
 
-        pool = Pool(max(1, min(options.jobs, len(work))), task_options)
+        pool = Pool(max(1, min(batch.options.jobs, len(batch.work))), task_options)
         try:
-            pool.run(work, finished)
+            pool.run(batch.work, finished)
         except BaseException:
             pool.close(force=True)
             raise
         pool.close()
     bar.close()
-    ordered = [rows.get(s.student) or _row(s, {"status": Row.GRADER_ERROR, "problem": "not graded"}, source)
+
+
+def _write(batch: Batch) -> tuple[list[ClassRow], dict[str, float], dict[str, Any]]:
+    """The CSV (merged into an existing --out, with --hand's scores), a shard's manifest and the summary;
+    returns the rows, each part's points and the summary."""
+    subs, csv_path, stem, shard = batch.subs, batch.csv_path, batch.stem, batch.options.shard
+    ordered = [batch.rows.get(s.student) or _row(s, {"status": Row.GRADER_ERROR, "problem": "not graded"}, batch.source)
                for s in subs]
-    ordered, change = _merge(previous, ordered, csv_path.name)
-    if hand:  # after the merge: the hand scores reach kept students too
-        ordered = _with_hand(ordered, hand)
+    ordered, change = merge_rows(batch.previous, ordered, csv_path.name)
+    if batch.hand:  # after the merge: the hand scores reach kept students too
+        ordered = with_hand(ordered, batch.hand)
     out.write_csv(ordered, csv_path)
     if shard:
-        batch_shard.write_manifest(csv_path, shard, everyone)
+        batch_shard.write_manifest(csv_path, shard, batch.everyone)
     # From the results when they cover every part: collecting the suites here would cost ~2 s.
-    part_max = tops if set(tops) == set(settings.parts or PARTS) else _part_max(settings.parts)
+    parts = batch.settings.parts
+    part_max = batch.tops if set(batch.tops) == set(parts or PARTS) else part_points(parts)
     part_max = {p: part_max[p] for p in PARTS if p in part_max}
-    if hand:
-        part_max.update(hand["points"])  # q1.. in the summary and plots; the total's maximum includes them
+    if batch.hand:
+        part_max.update(batch.hand["points"])  # q1.. in the summary and plots; the total's maximum includes them
     summary = out.summarize(ordered, part_max)
-    summary["seconds"] = round(time.monotonic() - started, 1)
+    summary["seconds"] = round(time.monotonic() - batch.started, 1)
     text = out.summary_text(summary)
     out.write_summary(summary, stem)
     print(text)
-    print(f"\nwrote {csv_path}, {stem}_summary.txt, feedback in {feedback}/ "
-          f"({summary['seconds']:g} s)" + (f"; shard {shard} of the class ({len(subs)} of {len(everyone)})"
+    print(f"\nwrote {csv_path}, {stem}_summary.txt, feedback in {batch.feedback}/ "
+          f"({summary['seconds']:g} s)" + (f"; shard {shard} of the class ({len(subs)} of {len(batch.everyone)})"
                                           if shard else ""))
     if change:
         print(change)
-        log.write(change)
-    failed = _exports(settings, options, ordered, csv_path, log, sum(part_max.values()), [s.student for s in subs])
-    log.write(f"done: {len(ordered)} rows in {summary['seconds']:g} s")
-    return 1 if summary["statuses"].get(Row.GRADER_ERROR) or failed else 0
+        batch.log.write(change)
+    return ordered, part_max, summary
 
 
 # ---- into an existing --out, and what is written from the whole class ----------------------
 
-def _previous_rows(csv_path: Path) -> list[ClassRow] | Literal[False]:
-    """The rows of an existing --out to merge into: [] when there is none, False when it is not a grades CSV."""
+def previous_rows(csv_path: Path) -> list[ClassRow]:
+    """The rows of an existing --out to merge into ([] when there is none); Refused when it is not a grades CSV."""
     if not csv_path.exists():
         return []
     try:
         return out.read_csv(csv_path)
     except (OSError, ValueError) as err:
-        print(f"grade-all: {csv_path} exists and is not a grade-all CSV ({err}); pass --replace to overwrite it, "
-              f"or choose another --out", file=sys.stderr)
-        return False
+        raise Refused(f"grade-all: {csv_path} exists and is not a grade-all CSV ({err}); pass --replace to "
+                      f"overwrite it, or choose another --out") from None
 
 
-def _merge(previous: list[ClassRow] | None, rows: list[ClassRow], name: str) -> tuple[list[ClassRow], str]:
+def merge_rows(previous: list[ClassRow] | None, rows: list[ClassRow], name: str) -> tuple[list[ClassRow], str]:
     """Rows of this run merged into ``previous`` (batch_summary.merge) and the line saying what changed."""
     if not previous:
         return rows, ""
@@ -371,9 +435,9 @@ def _write_checks(sub: Submission, result: dict[str, Any], folder: Path, log: Lo
         log.write(f"could not write the checks of {sub.student}:\n{traceback.format_exc()}")
 
 
-def _load_hand(hand_csv: str | None, subs: Sequence[Submission] | None,
-               students: Sequence[str] | None = None) -> dict[str, Any] | Literal[False] | None:
-    """{"scores": load_hand(...), "points": {q1: ..}} for --hand, None without it, False (reported) if unusable.
+def load_hand(hand_csv: str | None, subs: Sequence[Submission] | None,
+              students: Sequence[str] | None = None) -> dict[str, Any] | None:
+    """{"scores": load_hand(...), "points": {q1: ..}} for --hand, None without it; Refused if unusable.
 
     ``students``: the ids hand.csv may name (default: those of ``subs``; a shard: the whole class).
     """
@@ -386,11 +450,10 @@ def _load_hand(hand_csv: str | None, subs: Sequence[Submission] | None,
         known = students if students is not None else [s.student for s in subs]  # type: ignore[union-attr]  # one of the two
         return {"scores": load_hand(hand_csv, known, points), "points": points}
     except HandScoreError as err:
-        print(f"grade-all --hand: {err}", file=sys.stderr)
-        return False
+        raise Refused(f"grade-all --hand: {err}") from None
 
 
-def _with_hand(rows: list[ClassRow], hand: dict[str, Any]) -> list[ClassRow]:
+def with_hand(rows: list[ClassRow], hand: dict[str, Any]) -> list[ClassRow]:
     from .written.hand import merge_hand
 
     return merge_hand(rows, hand["scores"], hand["points"])
@@ -407,10 +470,11 @@ def _hideable(folder: Path) -> bool:
         and not any(folder == n or folder in n.parents for n in needed)
 
 
-def _part_max(parts: Sequence[str] | None) -> dict[str, float]:
-    from ..engine.catalog import part_points
+def part_points(parts: Sequence[str] | None) -> dict[str, float]:
+    """Each part's points from the suites (``parts`` only, when given): where no result says them (~2 s)."""
+    from ..engine import catalog
 
-    return {p: top for p, top in part_points().items() if not parts or p in parts}
+    return {p: top for p, top in catalog.part_points().items() if not parts or p in parts}
 
 
 def _row(sub: Submission, result: dict[str, Any], source: Path | None) -> ClassRow:

@@ -132,7 +132,7 @@ def part_max(shards: Sequence[ShardOutput]) -> dict[str, float]:
                 found[part] = stats["max_points"]
     graded = {p for s in shards for r in s.rows.values() for p in PARTS if r.value(p) is not None}
     if not graded <= set(found):
-        found.update(batch._part_max(None))
+        found.update(batch.part_points(None))
     return {p: found[p] for p in [*PARTS, *sorted(set(found) - set(PARTS))] if p in found}
 
 
@@ -169,11 +169,11 @@ def run(options: MergeOptions) -> int:
     kept = [r for s in shards for k, r in s.rows.items() if k not in owner]  # rows a shard kept from earlier runs
     if kept:
         ordered = sorted(ordered + kept, key=lambda r: out.student_key(r.student))
-    previous = None if options.replace else batch._previous_rows(csv_path)
-    if previous is False:
-        return 2
-    hand = batch._load_hand(options.hand, None, [r.student for r in ordered])
-    if hand is False:
+    try:
+        previous = None if options.replace else batch.previous_rows(csv_path)
+        hand = batch.load_hand(options.hand, None, [r.student for r in ordered])
+    except batch.Refused as why:
+        print(why, file=sys.stderr)
         return 2
     if options.lms:
         from . import lms
@@ -189,9 +189,9 @@ def run(options: MergeOptions) -> int:
     for s, name in files:
         copy_student(s.feedback(name), Path(f"{stem}_feedback") / name)
         copy_student(s.checks(name), Path(f"{stem}_checks") / f"{name}.json")
-    merged, change = batch._merge(previous, ordered, csv_path.name)
+    merged, change = batch.merge_rows(previous, ordered, csv_path.name)
     if hand:
-        merged = batch._with_hand(merged, hand)
+        merged = batch.with_hand(merged, hand)
     out.write_csv(merged, csv_path)
     points = part_max(shards)
     if hand:

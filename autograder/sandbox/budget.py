@@ -572,7 +572,7 @@ class Watchdog:
         self.started = [(when, n) for when, n in self.started if now - when < 1.0] + [(now, share)]
         return round(sum(n for _, n in self.started))
 
-    def check(self) -> bool:
+    def check(self) -> bool:  # noqa: C901 - one sample reads the tree once and checks every bound on it
         started = time.process_time()  # the keeper's own CPU time: a busy machine does not make it grow
         tree = descendants(self.keeper)  # its memory and processes (self.tree), or its files (self.scratch)
         # Each process seen through a thread of it that holds its memory (see _view); one without any holds nothing.

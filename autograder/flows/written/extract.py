@@ -229,7 +229,7 @@ def extract(path: str | os.PathLike[str], student: str, notebook_mib: int, qs: S
                        f"open the notebook itself", {q.key: Answer(q) for q in qs})
 
 
-def _extract(cells: list[dict[str, Any]], written: Written, qs: Sequence[Question], given: set[str]) -> Written:
+def _extract(cells: list[dict[str, Any]], written: Written, qs: Sequence[Question], given: set[str]) -> Written:  # noqa: C901 - one pass over the cells, a branch per kind of cell
     by_number = {q.number: q for q in qs}
     labels: dict[int, int] = {}  # cell index -> question number whose label the cell holds
     for i, cell in enumerate(cells):
