@@ -25,7 +25,7 @@ from pathlib import Path
 from ..assignment import NAME, PART_IDS as PARTS
 from ..engine.submission_file import SubmissionStatus as Row
 from . import batch, batch_shard, batch_summary as out
-from .class_report import _student_files, out_load
+from .class_report import student_files, out_load
 
 
 def parser() -> argparse.ArgumentParser:
@@ -185,7 +185,7 @@ def run(options: MergeOptions) -> int:
     log = batch.Log(Path(f"{stem}.log"))
     files = [(owner[out.student_key(n)], n) for n in students]  # each student's files from the shard that graded them
     files += [(s, n) for s in shards for k, r in s.rows.items() if k not in owner
-              for n in _student_files(s.stem, r.student)]
+              for n in student_files(s.stem, r.student)]
     for s, name in files:
         copy_student(s.feedback(name), Path(f"{stem}_feedback") / name)
         copy_student(s.checks(name), Path(f"{stem}_checks") / f"{name}.json")

@@ -83,7 +83,7 @@ def _safe_folder_name(name: str) -> str | bool:
     return name and "/" not in name and "\0" not in name and name not in (".", "..")
 
 
-def _student_files(stem: Path, student: str) -> list[str]:
+def student_files(stem: Path, student: str) -> list[str]:
     """The file names a row's student may have on disk (the CSV shows a formula-like name with a leading ')."""
     names = [student] + ([student[1:]] if student.startswith("'") else [])
     return [n for n in names if _safe_folder_name(n)]
@@ -91,11 +91,11 @@ def _student_files(stem: Path, student: str) -> list[str]:
 
 def _checks_of(stem: Path, student: str) -> list[dict[str, Any]] | None:
     """The student's checks: [{part, title, status, message, hint, cause}], or None when no file has them."""
-    for name in _student_files(stem, student):
+    for name in student_files(stem, student):
         data = out_load(Path(f"{stem}_checks") / f"{name}.json")
         if isinstance(data, dict) and isinstance(data.get("checks"), list):
             return [c for c in data["checks"] if isinstance(c, dict)]
-    for name in _student_files(stem, student):
+    for name in student_files(stem, student):
         data = out_load(Path(f"{stem}_feedback") / name / "results.json")
         if isinstance(data, dict) and isinstance(data.get("tests"), list):
             return [{"part": (t.get("tags") or ["?"])[0], "title": t.get("name", "?"),
