@@ -104,8 +104,8 @@ install-python-venv:
 lint: $(VENV)
 	.venv/bin/ruff check .
 	.venv/bin/mypy  # the engine, the sandbox, the flows, the settings ([tool.mypy] in pyproject.toml)
-	@# The Linux layer, the sandbox, the engine and the flows strictly (every function typed, but in flows/nbgrader/,
-	@# which pyproject.toml still exempts); silent on the modules they import, which the run above checks.
+	@# The Linux layer, the sandbox, the engine and the flows strictly (every function typed, flows/nbgrader/ too);
+	@# silent on the modules they import, which the run above checks.
 	.venv/bin/mypy --strict --follow-imports=silent autograder/linux
 	.venv/bin/mypy --strict --follow-imports=silent autograder/sandbox
 	.venv/bin/mypy --strict --follow-imports=silent autograder/engine

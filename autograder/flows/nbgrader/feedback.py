@@ -9,14 +9,17 @@
 Like preprocessors.py, each of them leaves other assignments' notebooks as nbgrader would.
 """
 import os
+from typing import Any, cast
 
 from nbconvert.exporters import HTMLExporter
+from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import List
+from traitlets.config import Config
 
 from ... import notebook_meta
 from . import BEGIN, END
-from .preprocessors import MODEL_ANSWER, ours
+from .preprocessors import MODEL_ANSWER, Processed, ours
 
 
 class FeedbackPreprocessor(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
@@ -26,8 +29,9 @@ class FeedbackPreprocessor(NbGraderPreprocessor):  # type: ignore[misc]  # nbgra
 
     display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
 
-    def __call__(self, nb, resources):
-        return super().__call__(nb, resources) if ours(resources) else (nb, resources)
+    def __call__(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
+        # nbgrader's preprocessors are not annotated: they return (nb, resources)
+        return cast(Processed, super().__call__(nb, resources)) if ours(resources) else (nb, resources)
 
 
 class HideHiddenTests(FeedbackPreprocessor):
@@ -38,15 +42,16 @@ class HideHiddenTests(FeedbackPreprocessor):
     student keeps the cell's printed result; a cell that raised keeps only `Name: message`.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         nb.cells = [c for c in nb.cells if notebook_meta.cell_kind(c) != MODEL_ANSWER]
-        return super().preprocess(nb, resources)
+        return cast(Processed, super().preprocess(nb, resources))  # nbgrader: not annotated
 
-    def preprocess_cell(self, cell, resources, index):
+    def preprocess_cell(self, cell: NotebookNode, resources: dict[str, Any], index: int) -> Processed:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
             return cell, resources
-        kept, hiding = [], False
+        kept: list[str] = []
+        hiding = False
         for line in cell.source.splitlines():
             if BEGIN in line:
                 hiding = True
@@ -65,7 +70,7 @@ class FeedbackTitles(FeedbackPreprocessor):
     """Feedback: each graded cell's title in the table of contents, e.g. "masks (18 points)"
     or "Q1 q1_positions (written, 5 points)", read by the FeedbackExporter's template."""
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         written = 0
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -98,7 +103,7 @@ div.output_subarea { max-width: 100%; overflow-x: auto; }
 class FeedbackStyle(FeedbackPreprocessor):
     """Feedback: CSS inlined into the page's <head> (nbgrader's template renders resources.inlining.css)."""
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         inlining = resources.setdefault("inlining", {})
         inlining["css"] = list(inlining.get("css", [])) + [FEEDBACK_CSS]
         return nb, resources
@@ -113,12 +118,11 @@ class FeedbackExporter(HTMLExporter):
     nbgrader would have made, with the same preprocessors. Its own class, so the formgrader's
     HTMLExporter settings are untouched."""
 
-    def __init__(self, config=None, **kwargs):
+    def __init__(self, config: Config | None = None, **kwargs: Any) -> None:
         import nbgrader
-        from traitlets.config import Config
 
         self._stock_args = (config, dict(kwargs))  # what nbgrader gave: the other assignments' exporter
-        self._stock = None
+        self._stock: HTMLExporter | None = None
         nbgrader_templates = os.path.join(os.path.dirname(os.path.abspath(nbgrader.__file__)),
                                           "server_extensions", "formgrader", "templates")
         config = Config(config) if config is not None else Config()
@@ -129,16 +133,19 @@ class FeedbackExporter(HTMLExporter):
         # (the CSS folder GenerateFeedback sets for HTMLExporter is kept: the page includes bootstrap from it).
         given = list(config.HTMLExporter.get("extra_template_paths", []))
         config.FeedbackExporter.extra_template_paths = given + [nbgrader_templates]
-        super().__init__(config=config, **kwargs)
+        super().__init__(config=config, **kwargs)  # type: ignore[no-untyped-call]  # nbconvert: not annotated
 
-    def from_notebook_node(self, nb, resources=None, **kw):
+    # HTMLExporter's signature: the page (str), where the base Exporter's returns a notebook (nbconvert's own
+    # exporters ignore this override error too)
+    def from_notebook_node(  # type: ignore[override]
+            self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any) -> tuple[str, dict[str, Any]]:
         if ours(resources):
             return super().from_notebook_node(nb, resources, **kw)
         if self._stock is None:
             config, kwargs = self._stock_args
-            self._stock = HTMLExporter(config=config, **kwargs)
+            self._stock = HTMLExporter(config=config, **kwargs)  # type: ignore[no-untyped-call]  # nbconvert: not annotated
             for preprocessor in self._preprocessors:  # ours leave this notebook alone
-                self._stock.register_preprocessor(preprocessor)
+                self._stock.register_preprocessor(preprocessor)  # type: ignore[no-untyped-call]  # nbconvert: not annotated
         return self._stock.from_notebook_node(nb, resources, **kw)
 
 

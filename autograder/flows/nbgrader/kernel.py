@@ -30,7 +30,9 @@ are that assignment's (record.records_folder); a test cell's part is one its rec
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ipykernel.kernelbase import Kernel
 
@@ -65,11 +67,17 @@ class IsolatedKernel(Kernel):
                      "codemirror_mode": {"name": "ipython", "version": 3}, "pygments_lexer": "ipython3"}
     banner = DISPLAY_NAME
 
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
+    problem: str  # why the test cells get no grade ("" when they do)
+    record: dict[str, Any] | None  # the student's record.json, read at the first cell
+    cursor: int  # the next recorded cell _replay looks at (cells come in notebook order)
+    loaded: bool
+    student: str | None
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)  # type: ignore[no-untyped-call]  # ipykernel: not annotated
         self.problem, self.record, self.cursor, self.loaded, self.student = "", None, 0, False, None
 
-    def _load(self):
+    def _load(self) -> None:
         """The record, read at the first cell: nbgrader starts this kernel while the grade is still being made."""
         self.loaded = True
         try:
@@ -85,20 +93,28 @@ class IsolatedKernel(Kernel):
             self.problem = str(err)
 
     # ---- replies ------------------------------------------------------------------------
-    def _stream(self, text):
-        if text:
-            self.send_response(self.iopub_socket, "stream", {"name": "stdout", "text": sendable(text)})
+    def _send(self, msg_type: str, content: dict[str, Any]) -> None:
+        """An IOPub message of type ``msg_type`` to the cell being run."""
+        self.send_response(self.iopub_socket, msg_type, content)  # type: ignore[no-untyped-call]  # ipykernel: not annotated
 
-    def _error(self, ename, evalue):
+    def _stream(self, text: str) -> None:
+        if text:
+            self._send("stream", {"name": "stdout", "text": sendable(text)})
+
+    def _error(self, ename: str, evalue: str) -> dict[str, Any]:
         ename, evalue = sendable(ename), sendable(evalue)
-        content = {"ename": ename, "evalue": evalue, "traceback": [f"{ename}: {evalue}"]}
-        self.send_response(self.iopub_socket, "error", content)
+        content: dict[str, Any] = {"ename": ename, "evalue": evalue, "traceback": [f"{ename}: {evalue}"]}
+        self._send("error", content)
         return dict(content, status="error", execution_count=self.execution_count)
 
-    def _ok(self):
+    def _ok(self) -> dict[str, Any]:
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
 
-    async def do_execute(self, code, silent, store_history=True, user_expressions=None, allow_stdin=False):
+    # ipykernel hands cell_meta and cell_id only to a do_execute that names them (inspect.signature): this one
+    # needs neither, so its signature stays the one ipykernel calls with the five arguments.
+    async def do_execute(  # type: ignore[override]
+            self, code: str, silent: bool, store_history: bool = True, user_expressions: dict[str, Any] | None = None,
+            allow_stdin: bool = False) -> dict[str, Any]:
         try:
             if not self.loaded:
                 self._load()
@@ -109,19 +125,20 @@ class IsolatedKernel(Kernel):
         except Exception as err:  # noqa: BLE001 - a reply always goes out: nbgrader must never wait out a timeout
             return self._error("IsolatedKernelError", f"{type(err).__name__}: {err}")
 
-    def _test_cell(self, part):
+    def _test_cell(self, part: str) -> dict[str, Any]:
         if self.problem:
             return self._error("IsolatedGradeMissing", self.problem)
+        assert self.record is not None  # _load gives a problem when there is none
         got = self.record.get("parts", {}).get(part)
         if not isinstance(got, dict) or not isinstance(got.get("score"), (int, float)):
             return self._error("IsolatedGradeMissing", f"the isolated grade of {self.student!r} has no part {part}")
         self._stream(str(got.get("text", "")))
-        self.send_response(self.iopub_socket, "execute_result", {
+        self._send("execute_result", {
             "execution_count": self.execution_count, "data": {"text/plain": repr(float(got["score"]))},
             "metadata": {}})
         return self._ok()
 
-    def _replay(self, code):
+    def _replay(self, code: str) -> dict[str, Any]:
         cells = self.record.get("cells", []) if self.record else []
         for position in range(self.cursor, len(cells)):
             cell = cells[position]
@@ -139,33 +156,35 @@ class IsolatedKernel(Kernel):
                 return self._ok()
         return self._ok()  # not run in the sandbox (or changed since): nothing to show
 
-    async def shutdown_request(self, stream, ident, parent):
+    async def shutdown_request(self, stream: Any, ident: list[bytes], parent: dict[str, Any]) -> None:
         self.shutting_down = True
-        return await super().shutdown_request(stream, ident, parent)
+        # ipykernel's handler returns nothing (its reply goes out on the stream)
+        await super().shutdown_request(stream, ident, parent)  # type: ignore[no-untyped-call]  # ipykernel: not annotated
 
-    def _publish_status(self, status, channel, parent=None):
+    def _publish_status(self, status: str, channel: str, parent: dict[str, Any] | None = None) -> None:
         """No status once shutdown was asked for: ipykernel publishes "idle" after its shutdown reply, racing its
         own IOPub thread's exit (an uncaught ZMQError in nbgrader's output, now and then); nobody reads it."""
         if not getattr(self, "shutting_down", False):
-            super()._publish_status(status, channel, parent)
+            super()._publish_status(status, channel, parent)  # type: ignore[no-untyped-call]  # ipykernel: not annotated
 
     @property
-    def kernel_info(self):
+    def kernel_info(self) -> dict[str, Any]:
         """ipykernel's reply without the debugger probe: importing debugpy to find out costs a start-up
         its time and prints a warning per student into nbgrader's output; this kernel has nothing to debug."""
-        from ipykernel.kernelbase import kernel_protocol_version
+        from ipykernel._version import kernel_protocol_version  # where kernelbase has it from (it does not export it)
 
         return {"protocol_version": kernel_protocol_version, "implementation": self.implementation,
                 "implementation_version": self.implementation_version, "language_info": self.language_info,
                 "banner": self.banner, "help_links": self.help_links, "supported_features": []}
 
-    async def do_complete(self, code, cursor_pos):
+    async def do_complete(self, code: str, cursor_pos: int) -> dict[str, Any]:
         return {"status": "ok", "matches": [], "cursor_start": cursor_pos, "cursor_end": cursor_pos, "metadata": {}}
 
-    async def do_inspect(self, code, cursor_pos, detail_level=0, omit_sections=()):
+    async def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0,
+                         omit_sections: Sequence[str] = ()) -> dict[str, Any]:
         return {"status": "ok", "found": False, "data": {}, "metadata": {}}
 
-    async def do_is_complete(self, code):
+    async def do_is_complete(self, code: str) -> dict[str, Any]:
         return {"status": "complete"}
 
 

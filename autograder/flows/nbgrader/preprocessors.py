@@ -24,14 +24,15 @@ its records) is that assignment's, found by the name nbgrader gives the notebook
                          as text instead
     ModelAnswers         (last) graders see the model answer under each written answer
 """
+import logging
 import os
 import re
 import time
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import nbformat
-from nbformat import v4
+from nbformat import NotebookNode, v4
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearHiddenTests, Execute, IgnorePattern, NbGraderPreprocessor, OverwriteCells
 
@@ -40,7 +41,13 @@ from . import Graded, registered
 from .kernelspec import display_name
 
 if TYPE_CHECKING:
+    from jupyter_client.manager import KernelManager
+
     from .client import Asked
+
+# What a preprocessor returns: the notebook and nbconvert's resources (a dict), as it was handed them. nbgrader is
+# not annotated: what its preprocessors (the base classes here) return is cast to this.
+Processed = tuple[NotebookNode, dict[str, Any]]
 
 STUDENT_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
@@ -75,7 +82,7 @@ class IsolatedKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrade
     of this assignment in `python3`: it runs in the isolated kernel, which executes nothing.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         assignment = ours(resources)
         if assignment:
             resources.setdefault("autograder", {})["kernelspec"] = nb.metadata.get("kernelspec")
@@ -86,7 +93,7 @@ class IsolatedKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrade
 class StudentKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
     """After SaveCells: the released notebook opens in the student's own `python3`."""
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         if ours(resources):
             nb.metadata["kernelspec"] = resources.get("autograder", {}).get("kernelspec") or dict(STUDENT_KERNELSPEC)
         return nb, resources
@@ -105,7 +112,7 @@ class RestoreCellMetadata(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrad
     is an ordinary cell. Points never depend on it: they come from the isolated grader.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         if not ours(resources):
             return nb, resources
         info = resources["nbgrader"]
@@ -144,12 +151,19 @@ class RestoreCellMetadata(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrad
         return nb, resources
 
 
-def _set_type(cell, cell_type):
+def new_cell(cell_type: str, source: str, **fields: Any) -> NotebookNode:
+    """A new nbformat v4 cell: ``cell_type`` code or markdown, any other raw (``fields``: its metadata ...)."""
+    make = v4.new_code_cell if cell_type == "code" else v4.new_markdown_cell if cell_type == "markdown" else \
+        v4.new_raw_cell
+    cell: NotebookNode = make(source, **fields)  # type: ignore[no-untyped-call]  # nbformat: not annotated
+    return cell
+
+
+def _set_type(cell: NotebookNode, cell_type: str) -> None:
     source, meta, cell_id = cell.get("source", ""), cell.get("metadata", {}), cell.get("id")
-    new = v4.new_code_cell(source, metadata=meta) if cell_type == "code" else \
-        v4.new_markdown_cell(source, metadata=meta) if cell_type == "markdown" else v4.new_raw_cell(source, metadata=meta)
+    new = new_cell(cell_type, source, metadata=meta)
     cell.clear()
-    cell.update(new)
+    cell.update(new)  # type: ignore[no-untyped-call]  # nbformat: not annotated
     if cell_id is not None:
         cell["id"] = cell_id
 
@@ -165,7 +179,7 @@ class SandboxGrade(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not
     run (the service grades them while nbgrader works on this one).
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         assignment = ours(resources)
         if not assignment:
             return nb, resources
@@ -186,7 +200,7 @@ class SandboxGrade(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not
         ASKED[(course, name, student)] = (asked, queue, time.monotonic(), self.parent)
         return nb, resources
 
-    def _run(self, name):
+    def _run(self, name: str) -> tuple[list[str], bool]:
         """(students nbgrader autogrades in this run, in its order; whether it was --force), from the converter."""
         converter = getattr(self.parent, "parent", None)
         found = getattr(converter, "assignments", None) or {}
@@ -201,7 +215,7 @@ ASKED: "dict[tuple[str, str, str], tuple[Asked, list[str], float, object]]" = {}
 _STARTED: "weakref.WeakKeyDictionary[object, float]" = weakref.WeakKeyDictionary()
 
 
-def sandboxed_grade(resources, log):
+def sandboxed_grade(resources: dict[str, Any], log: "logging.Logger | logging.LoggerAdapter[Any]") -> dict[str, Any]:
     """Wait for the grade SandboxGrade asked for; check that the submitted file is still what was graded; log
     the run's progress. Raises (this student's autograde fails) when the grade cannot be had."""
     from . import client
@@ -231,13 +245,13 @@ class RestoreDeletedCells(OverwriteCells):  # type: ignore[misc]  # nbgrader: no
     test cell goes right after the nearest preceding source cell still in the submission.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         self.week7 = bool(ours(resources))
         if self.week7:
             self.add_missing_cells = True  # for this assignment only; the course's setting stays for the others
-        return super().preprocess(nb, resources)
+        return cast(Processed, super().preprocess(nb, resources))
 
-    def preprocess_cell(self, cell, resources, index):
+    def preprocess_cell(self, cell: NotebookNode, resources: dict[str, Any], index: int) -> Processed:
         """An untouched locked cell holds the *released* source (hidden tests cleared), while the
         gradebook keeps the instructor's (hidden tests included) and its checksum: nbgrader then
         warns "checksum has changed" for every test cell of every student and restores it. Here a
@@ -252,11 +266,11 @@ class RestoreDeletedCells(OverwriteCells):  # type: ignore[misc]  # nbgrader: no
             if source is not None and source.locked and cell.get("source") != source.source \
                     and cell.get("source") == released_source(source.source, source.cell_type):
                 cell.source = source.source
-        return super().preprocess_cell(cell, resources, index)
+        return cast(Processed, super().preprocess_cell(cell, resources, index))
 
-    def add_missing_grade_cells(self, nb, resources):
+    def add_missing_grade_cells(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         if not getattr(self, "week7", True):
-            return super().add_missing_grade_cells(nb, resources)
+            return cast(Processed, super().add_missing_grade_cells(nb, resources))
         source = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
         cells = {c.name: c for c in source.source_cells}
         order = [c.name for c in source.source_cells]
@@ -273,11 +287,12 @@ class RestoreDeletedCells(OverwriteCells):  # type: ignore[misc]  # nbgrader: no
         return nb, resources
 
 
-def released_source(source, cell_type="code"):
+def released_source(source: str, cell_type: str = "code") -> str:
     """What `nbgrader generate_assignment` leaves of a locked cell's source (hidden tests cleared)."""
-    cell = v4.new_code_cell(source) if cell_type == "code" else v4.new_markdown_cell(source)
+    cell = new_cell("code" if cell_type == "code" else "markdown", source)
     ClearHiddenTests()._remove_hidden_test_region(cell)
-    return cell.source
+    cleared: str = cell.source  # a NotebookNode's attributes are not annotated
+    return cleared
 
 
 # ---- autograde -------------------------------------------------------------------------------------
@@ -290,27 +305,30 @@ class IsolatedExecute(Execute):  # type: ignore[misc]  # nbgrader: not annotated
     kernel manager for any other kernel is refused.
     """
 
-    def preprocess(self, nb, resources=None, km=None):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any] | None = None,
+                   km: "KernelManager | None" = None) -> Processed:
         assignment = ours(resources)
         self.week7 = assignment.kernel if assignment else None  # the kernel it must run in
-        self.waiting = bool(assignment) and (course_of(resources), assignment.name,
-                                             resources["nbgrader"]["student"]) in ASKED
-        return super().preprocess(nb, resources, km)
+        # (resources are there whenever ours() found the assignment in them)
+        self.waiting = assignment is not None and resources is not None and (
+            course_of(resources), assignment.name, resources["nbgrader"]["student"]) in ASKED
+        return cast(Processed, super().preprocess(nb, resources, km))
 
-    def preprocess_cell(self, cell, resources, index):
+    def preprocess_cell(self, cell: NotebookNode, resources: dict[str, Any], index: int) -> Processed:
         if getattr(self, "waiting", False):  # the kernel is up: now the grade it replays must be there
             self.waiting = False
             sandboxed_grade(resources, self.log)
-        return super().preprocess_cell(cell, resources, index)
+        return cast(Processed, super().preprocess_cell(cell, resources, index))
 
-    def create_kernel_manager(self):
+    def create_kernel_manager(self) -> "KernelManager":
         # Here, not in preprocess: nbclient re-initialises its settings when preprocess starts.
         kernel = getattr(self, "week7", None)
         if kernel:
             self.kernel_name = kernel
             self.timeout = 60  # the kernel answers from the record at once; silence is a fault (the cell scores 0)
             self.interrupt_on_timeout = True
-        km = super().create_kernel_manager()
+        # nbclient's KernelManager, through nbgrader's Execute (not annotated)
+        km = cast("KernelManager", super().create_kernel_manager())
         if kernel and km.kernel_name != kernel:
             raise RuntimeError(f"refusing to run a sandboxed assignment's submission in kernel {km.kernel_name!r}")
         return km
@@ -323,18 +341,18 @@ IGNORED_STDERR = r"(?mi)\b\w*warning\b|^\[W[\d ]"
 class IsolatedIgnorePattern(IgnorePattern):  # type: ignore[misc]  # nbgrader: not annotated
     """IgnorePattern, on with IGNORED_STDERR for this notebook; the course's own settings for the others."""
 
-    def __call__(self, nb, resources):
+    def __call__(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         if ours(resources):
             self.enabled, self.pattern = True, IGNORED_STDERR
-        return super().__call__(nb, resources)
+        return cast(Processed, super().__call__(nb, resources))
 
 
-def instructor_notebook(resources):
+def instructor_notebook(resources: dict[str, Any]) -> tuple[NotebookNode | None, str]:
     """(the instructor notebook in COURSE/source/, None) of the notebook being autograded; (None, why) if unreadable."""
     info = resources["nbgrader"]
     path = os.path.join(course_of(resources), "source", info["assignment"], f"{info['notebook']}.ipynb")
     try:
-        return nbformat.read(path, as_version=4), ""
+        return nbformat.read(path, as_version=4), ""  # type: ignore[no-untyped-call]  # nbformat: not annotated
     except (OSError, ValueError) as err:
         return None, f"cannot read {path} ({err})"
 
@@ -353,7 +371,7 @@ class SafeMarkdown(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not
     is never changed; generate_feedback renders this same notebook, so students see their answer the same way.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         if not ours(resources):
             return nb, resources
         from ..written.render import unsafe_markup
@@ -397,7 +415,7 @@ class ModelAnswers(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not
     "model_answer". HideHiddenTests removes these cells from the feedback students get.
     """
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
         if not ours(resources):
             return nb, resources
         source, problem = instructor_notebook(resources)
@@ -416,7 +434,8 @@ class ModelAnswers(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not
             if grade_id in models and cell.get("cell_type") == "markdown":
                 text, points = models[grade_id]
                 worth = f", {points:g} points" if points is not None else ""
-                out.append(v4.new_markdown_cell(
+                out.append(new_cell(
+                    "markdown",
                     f"> **Model answer ({grade_id}{worth}; graders only, never in the feedback):**\n>\n"
                     + "\n".join(f"> {line}" if line else ">" for line in text.splitlines()),
                     metadata={notebook_meta.KEY: {"kind": MODEL_ANSWER, "grade_id": grade_id}}))
