@@ -138,7 +138,7 @@ class ModelServer(Protocol):
     """For each forward pass run, whether it ran in training mode (dropout active)."""
 
     def outgoing(self, model: Any) -> Any:
-        """The wire record (``sandbox.wire.RemoteModel``) that stands for ``model`` in the call's arguments."""
+        """The wire record (``sandbox.wire.values.RemoteModel``) that stands for ``model`` in the call's arguments."""
 
     def serve(self, op: Any) -> Any:
         """Run one forward-pass request (``protocol.ModelOp``) of the worker; the reply (``protocol.ModelResult``)."""

@@ -1,4 +1,4 @@
-"""The watchdog fails closed (autograder/sandbox/budget.py): a process of the tree whose /proc files it may not read
+"""The watchdog fails closed (autograder/sandbox/keeper/budget.py): a process of the tree whose /proc files it may not read
 ends the tree; one that is gone, a zombie, or the worker still changing uid before its filter does not.
 
 Real processes, as an unprivileged uid (where we are root: root's CAP_SYS_PTRACE reads anything): a child made not
@@ -18,7 +18,7 @@ from autograder.assignment import ROOT
 from autograder.linux import seccomp
 from autograder.linux.flags import PR_SET_DUMPABLE
 from autograder.linux.libc import LIBC, prctl, syscall
-from autograder.sandbox import budget
+from autograder.sandbox.keeper import budget
 from tests.test_scratch import _as_user
 
 
@@ -342,7 +342,7 @@ def test_a_tree_that_keeps_changing_pid_ends():
 # at once, hostile/pid_hopping.py's shape; the last stays) or "threads N" (N threads started and joined, none left).
 NAMESPACED_KEEPER = r"""
 import ctypes, os, signal, sys, threading, time
-from autograder.sandbox import budget
+from autograder.sandbox.keeper import budget
 libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
 if libc.unshare(CLONE_NEWPID if os.getuid() == 0 else CLONE_NEWUSER | CLONE_NEWPID) != 0:

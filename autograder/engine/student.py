@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ..sandbox import wire
+from ..sandbox.wire import values as wire
 from ..settings import Limits
 from .call_result import CallResult, Transport
 # The faults have a module of their own (the worker session raises them too); the hidden suites
@@ -137,7 +137,7 @@ class LocalTransport:
              timeout: float | None = None) -> CallResult:
         import torch
 
-        from ..sandbox import calls
+        from ..sandbox.worker import calls
         from ..assignment import served
         lab_models = served()  # what the assignment hands to functions besides values (plugin_api.Served)
         try:
@@ -167,7 +167,7 @@ class LocalTransport:
 def _local(value: Any) -> Any:
     import torch
 
-    from ..sandbox import calls
+    from ..sandbox.worker import calls
     if isinstance(value, torch.Tensor):
         return value.clone()
     if isinstance(value, wire.ModuleSpec):

@@ -11,8 +11,9 @@ from typing import Any, NoReturn
 
 import torch
 
-from ..assignment import served
-from . import calls, protocol, wire
+from ...assignment import served
+from ..wire import protocol, values as wire
+from . import calls
 from .notebook_exec import new_namespace, run_cell
 
 

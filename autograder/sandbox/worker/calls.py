@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import nn
 
-from . import protocol
-from .wire import DTYPES, ModuleSpec, RemoteModel, SharedTensor
+from ..wire import protocol
+from ..wire.values import DTYPES, ModuleSpec, RemoteModel, SharedTensor
 
 if TYPE_CHECKING:
-    from ..plugin_api import ReplicaSet
+    from ...plugin_api import ReplicaSet
 
 
 FORWARD_KEPT = ("calling the nn.MultiheadAttention you were handed (mha(...) or mha.forward(...)) is not allowed "

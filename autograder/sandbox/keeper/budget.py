@@ -36,7 +36,7 @@ import stat
 import time
 from typing import TypeGuard
 
-from ..settings import Limits
+from ...settings import Limits
 
 GROUP_PREFIX = "autograder-worker-"
 CPU_CORES = 1.0  # CPU share of one worker tree: a hog of any size takes at most one core
