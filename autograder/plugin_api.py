@@ -174,6 +174,11 @@ class Served(Protocol):
     def is_model(self, value: object) -> bool:
         """True for an argument that must stay in the grader and be served (a lab model)."""
 
+    def build_module(self, spec: Any) -> Any:
+        """What the function receives for a module the grader describes as data (``sandbox.wire.values.ModuleSpec``:
+        kind, config, state_dict, training), built in the worker from PyTorch alone (week 7: the multihead
+        check's nn.MultiheadAttention). Raises ValueError for a kind the assignment does not hand out."""
+
     def model_server(self, limits: Any, seconds: float) -> ModelServer:
         """A server for one call's models, bounded by ``limits`` (the submission's settings.Limits: tokens a pass
         and a call; not imported here, as settings reads the assignment's facts) and to ``seconds`` of the
