@@ -138,7 +138,7 @@ class ModelServer(Protocol):
     """For each forward pass run, whether it ran in training mode (dropout active)."""
 
     def outgoing(self, model: Any) -> Any:
-        """The wire record (``sandbox.wire.RemoteModel``) that stands for ``model`` in the call's arguments."""
+        """The wire record (``sandbox.wire.values.RemoteModel``) that stands for ``model`` in the call's arguments."""
 
     def serve(self, op: Any) -> Any:
         """Run one forward-pass request (``protocol.ModelOp``) of the worker; the reply (``protocol.ModelResult``)."""
@@ -173,6 +173,11 @@ class Served(Protocol):
 
     def is_model(self, value: object) -> bool:
         """True for an argument that must stay in the grader and be served (a lab model)."""
+
+    def build_module(self, spec: Any) -> Any:
+        """What the function receives for a module the grader describes as data (``sandbox.wire.values.ModuleSpec``:
+        kind, config, state_dict, training), built in the worker from PyTorch alone (week 7: the multihead
+        check's nn.MultiheadAttention). Raises ValueError for a kind the assignment does not hand out."""
 
     def model_server(self, limits: Any, seconds: float) -> ModelServer:
         """A server for one call's models, bounded by ``limits`` (the submission's settings.Limits: tokens a pass

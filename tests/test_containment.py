@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "corpus"))
 import hostile
 from hostile._harness import PYTHON, ROOT, SOLUTION
 
-from autograder.sandbox import budget, confine, identity
+from autograder.sandbox import confine, identity
+from autograder.sandbox.keeper import budget
 from autograder.sandbox.confinement import Mode, probe
 
 CAP = 4096 << 20  # Limits.memory_mib: the whole tree's memory

@@ -304,7 +304,7 @@ def test_history_rules_causes_out():
 def test_upstream_mistake_is_named_in_the_layer():
     x = torch.randn(2, 5, 12, generator=g(11))
     mha = _mha()
-    from autograder.sandbox.wire import ModuleSpec
+    from autograder.sandbox.wire.values import ModuleSpec
     spec = ModuleSpec("mha", {"embed_dim": 12, "num_heads": 3}, mha.state_dict())
     wrong = ENTRY["mha_with_read_no_sqrt"](x, mha, None)
     call = _answered(_call("multi_head_self_attention", x, spec, None), tuple(t.detach() for t in wrong))

@@ -154,7 +154,7 @@ def test_zip_layout(autograder_zip):
     assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
     assert {f"solutions/week7_attention/suites/test_{p}.py" for p in ("masks", "targets", "training")} <= names  # hidden suites
     assert "solutions/reference/masks.py" in names and "solutions/lab/lab.py" in names  # the reference
-    assert "autograder/engine/grade.py" in names and "autograder/sandbox/worker.py" in names  # the engine
+    assert "autograder/engine/grade.py" in names and "autograder/sandbox/worker/serve.py" in names  # the engine
     assert not any(n.startswith(("tests/", "solutions/release/", "solutions/notebook/")) for n in names)
     assert not any("__pycache__" in n for n in names)
     assert "torch==2.13.0" in requirements.splitlines()

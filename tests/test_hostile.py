@@ -50,7 +50,7 @@ GROUPS = {
     "budget": (40, ["sleep_everywhere"]),
     "kernel": (200, ["hide_from_watchdog", "hide_unnamed_files", "page_tables", "slow_watchdog", "zombie_leader",
                      "zombie_files", "shared_anonymous", "pid_hopping", "parent_hop", "pipe_folios",
-                     "slow_hop", "shared_window"]),
+                     "slow_hop", "shared_window", "freeze_probe"]),
     "escape": (150, ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network",
                      "exfiltrate", "read_own_heap", "magics", "grader_secrets", "keyring_note",
                      "keyring_poison", "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes",

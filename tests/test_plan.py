@@ -90,7 +90,7 @@ def test_every_guarantee_is_a_row_and_every_mode_a_column() -> None:
 def test_the_plan_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert cli.main(["plan", "--mode", "landlock"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("landlock\n") and "Landlock" in out and "watchdog (sandbox.template._watch" in out
+    assert out.startswith("landlock\n") and "Landlock" in out and "watchdog (sandbox.keeper.template._watch" in out
     assert "\n    namespaces:" not in out and "\nnone\n" not in out
     assert cli.main(["plan", "--markdown"]) == 0
     assert capsys.readouterr().out == plan_report.markdown()

@@ -17,8 +17,8 @@ from autograder.assignment import PART_IDS, ROOT, STUDENT_NOTEBOOK
 from autograder.sandbox import confinement
 
 # What runs or confines student code (memfd, prctl, namespaces, Landlock, seccomp, /proc): Linux only.
-LINUX_ONLY = ("autograder.sandbox.template", "autograder.sandbox.worker", "autograder.sandbox.steps",
-              "autograder.sandbox.confine", "autograder.sandbox.landlock", "autograder.sandbox.budget",
+LINUX_ONLY = ("autograder.sandbox.keeper.template", "autograder.sandbox.worker.serve", "autograder.sandbox.steps",
+              "autograder.sandbox.confine", "autograder.sandbox.landlock", "autograder.sandbox.keeper.budget",
               "autograder.engine.supervisor", "autograder.engine.template", "autograder.linux")
 WITHOUT_LINUX = f"""
 import runpy, sys

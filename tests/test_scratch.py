@@ -128,7 +128,7 @@ def test_folders_made_unwritable_are_removed_by_their_owner():
 def _as_user(job) -> str:
     """``job(folder)`` in a child as uid 65534 (where we are root), in a folder it owns; what it returns, as text
     (or ``error ...`` if it raised). Nothing it started outlives it. tests/test_watchdog.py uses it too."""
-    from autograder.sandbox import budget
+    from autograder.sandbox.keeper import budget
 
     parent = Path(tempfile.mkdtemp(prefix="week7-scratch-test-", dir="/tmp"))  # a user can reach it, unlike tmp_path
     report_r, report_w = os.pipe()
@@ -161,7 +161,7 @@ def _as_user(job) -> str:
 def test_a_folder_the_watchdog_may_not_list_is_seen():
     """A folder made 0o300 (or through a umask) hides what it holds from a walk of the scratch directory: the
     watchdog must say so (it kills the tree), not count nothing there (red team of stop 26)."""
-    from autograder.sandbox import budget
+    from autograder.sandbox.keeper import budget
 
     def job(parent):
         top = parent / f"{steps.SCRATCH_PREFIX}hidden"
@@ -178,7 +178,7 @@ def test_a_folder_past_path_max_is_seen():
     """Folders nested deeper than PATH_MAX cannot be reached by their path: a walk by path would count nothing
     below them (files written there went past the disk cap unseen). The watchdog must say so, as for a folder it
     may not list. On the old walk, ENAMETOOLONG was taken for a folder removed meanwhile."""
-    from autograder.sandbox import budget
+    from autograder.sandbox.keeper import budget
 
     def job(parent):
         top = parent / f"{steps.SCRATCH_PREFIX}deep"

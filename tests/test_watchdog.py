@@ -1,4 +1,4 @@
-"""The watchdog fails closed (autograder/sandbox/budget.py): a process of the tree whose /proc files it may not read
+"""The watchdog fails closed (autograder/sandbox/keeper/budget.py): a process of the tree whose /proc files it may not read
 ends the tree; one that is gone, a zombie, or the worker still changing uid before its filter does not.
 
 Real processes, as an unprivileged uid (where we are root: root's CAP_SYS_PTRACE reads anything): a child made not
@@ -12,13 +12,15 @@ import signal
 import subprocess
 import sys
 import time
+
+import pytest
 from pathlib import Path
 
 from autograder.assignment import ROOT
 from autograder.linux import seccomp
 from autograder.linux.flags import PR_SET_DUMPABLE
 from autograder.linux.libc import LIBC, prctl, syscall
-from autograder.sandbox import budget
+from autograder.sandbox.keeper import budget
 from tests.test_scratch import _as_user
 
 
@@ -342,7 +344,7 @@ def test_a_tree_that_keeps_changing_pid_ends():
 # at once, hostile/pid_hopping.py's shape; the last stays) or "threads N" (N threads started and joined, none left).
 NAMESPACED_KEEPER = r"""
 import ctypes, os, signal, sys, threading, time
-from autograder.sandbox import budget
+from autograder.sandbox.keeper import budget
 libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
 if libc.unshare(CLONE_NEWPID if os.getuid() == 0 else CLONE_NEWUSER | CLONE_NEWPID) != 0:
@@ -435,6 +437,44 @@ def test_pids_that_went_round_pid_max_end_the_tree(monkeypatch):
     assert not watchdog.wrapped
     assert watchdog._churn(worker) > watchdog.starts_per_second and watchdog.wrapped
     assert watchdog._churn({"NSpid": "77"}) >= 0  # no namespace of its own: no probe (the iterator is spent)
+
+
+def test_a_probe_the_tree_stopped_ends_the_tree(monkeypatch):
+    """In a user namespace the worker is root of it, as the keeper is, so it may signal the keeper's probe: one it
+    stopped (SIGSTOP) held the keeper in its wait, and no sample came while 6 GiB were held at a 4 GiB cap (red
+    team 9, tests/corpus/hostile/freeze_probe.py). The probe is now a clone() that exits at once, polled for at
+    most PROBE_SECONDS: a probe still there is ProbeStopped, and a watchdog that meets it ends the tree.
+    A real stopped probe here: a child that stops itself."""
+    for _ in range(3):  # the real probe: a child that exits, reaped, its pid read (None: no namespace of its own)
+        assert budget._next_pid() is None
+    stopped_child = []
+
+    def stops_itself():
+        pid = os.fork()
+        if pid == 0:
+            os.kill(os.getpid(), signal.SIGSTOP)
+            os._exit(0)
+        stopped_child.append(pid)
+        return pid
+
+    monkeypatch.setattr(budget, "_spawn_probe", stops_itself)
+    started = time.monotonic()
+    with pytest.raises(budget.ProbeStopped):
+        budget._next_pid(seconds=0.3)
+    assert time.monotonic() - started < 2  # the keeper was not held
+    os.kill(stopped_child[0], signal.SIGKILL)
+    os.waitpid(stopped_child[0], 0)
+    monkeypatch.undo()
+
+    def stopped_probe():
+        raise budget.ProbeStopped(None)
+
+    monkeypatch.setattr(budget, "_next_pid", stopped_probe)
+    watchdog = budget.Watchdog(os.getpid(), memory_mib=1 << 20, processes=64)
+    watchdog.depth = 1
+    watchdog._churn({"NSpid": "4000 1"})  # a worker in a namespace of its own: the probe is asked, and was late
+    assert watchdog.probe_stopped
+    assert not watchdog.check() and "stopped the grader's probe" in watchdog.fired, watchdog.fired
 
 
 def test_a_late_sample_spreads_its_starts_over_the_time_it_covers(monkeypatch):

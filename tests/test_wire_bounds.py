@@ -13,7 +13,7 @@ import sys
 import nbformat
 import pytest
 
-from autograder.sandbox import wire
+from autograder.sandbox.wire import values as wire
 
 from autograder.assignment import INSTRUCTOR_NOTEBOOK, ROOT
 from tests.points import points

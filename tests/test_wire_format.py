@@ -1,4 +1,4 @@
-"""sandbox/wire.py as a format: every kind of value the grader and the worker exchange comes back as it went,
+"""sandbox/wire/values.py as a format: every kind of value the grader and the worker exchange comes back as it went,
 with its exact type, dtype, shape and bits; what the format cannot carry is refused by name, never guessed.
 
 Fast unit tests (make test-fast); the decoder's caps and the end-to-end amplification frame are in
@@ -9,7 +9,7 @@ import math
 import pytest
 import torch
 
-from autograder.sandbox import wire
+from autograder.sandbox.wire import values as wire
 
 
 def roundtrip(value):

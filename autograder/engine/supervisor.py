@@ -13,7 +13,7 @@ A worker that dies or hangs while running a cell is replaced; the new one skips 
 cell. One that dies during a call is replaced, and the function it was running is not
 called again.
 
-What the grader learns about a call is split by trust (see sandbox/protocol.py): the
+What the grader learns about a call is split by trust (see sandbox/wire/protocol.py): the
 return value is the student's word and is treated as data; whether a tensor argument
 was written into (the call arena is shared memory) and the train/eval mode a model was
 left in (models stay here; the worker only has a stand-in) the grader sees for itself.
@@ -33,7 +33,7 @@ import torch
 
 from ..assignment import ASSIGNMENT, private, served
 from ..settings import Limits
-from ..sandbox import protocol, wire
+from ..sandbox.wire import protocol, values as wire
 from ..sandbox.config import WorkerConfig
 from ..sandbox.confinement import Mode, python_trees
 from .call_result import CallResult

@@ -1,4 +1,4 @@
-"""The grader's handle on its warm worker template (sandbox/template.py): start it, ask it for workers.
+"""The grader's handle on its warm worker template (sandbox/keeper/template.py): start it, ask it for workers.
 
 One template per grading process, shared by every submission that process grades. It is
 forked from this process right after ``import torch`` when that is safe: no hidden suite
@@ -99,7 +99,7 @@ class Template:
             if pid == 0:  # the template; become_template never returns
                 try:
                     ours.close()
-                    from ..sandbox import template as template_process
+                    from ..sandbox.keeper import template as template_process
                     template_process.become_template(theirs, lab_source())
                 except BaseException:  # noqa: BLE001 - say why, then never return into the grader
                     import traceback
@@ -110,7 +110,7 @@ class Template:
         else:
             env = dict(os.environ, GRADING="1", MPLBACKEND="Agg", OMP_NUM_THREADS="1", PYTHONHASHSEED="0",
                        PYTHONDONTWRITEBYTECODE="1")
-            self.process = subprocess.Popen([sys.executable, "-m", "autograder.sandbox.template",
+            self.process = subprocess.Popen([sys.executable, "-m", "autograder.sandbox.keeper.template",
                                              str(theirs.fileno())], pass_fds=[theirs.fileno()], env=env,
                                             cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
             self.pid = self.process.pid

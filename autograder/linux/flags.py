@@ -51,6 +51,7 @@ CLONE_NEW_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | 
     | CLONE_NEWNET  # every flag of clone(2) that makes a namespace
 CLONE_PARENT = 0x00008000  # the child gets its caller's parent (a sibling, not a child, of the caller)
 CLONE_FILES = 0x00000400  # the child shares its caller's table of open files
+CLONE_VM = 0x00000100  # the child shares its caller's memory (the watchdog's probe: nothing copied)
 CLONE_THREAD = 0x00010000  # the child is a thread of its caller's process
 
 # fallocate(2) modes (linux/falloc.h)

@@ -28,7 +28,7 @@ from ..linux.flags import (CAP_CHOWN, CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SYS_
                            CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER, CLONE_NEWUTS, MS_PRIVATE, MS_REC)
 from ..linux import landlock
 from ..linux.libc import LIBC, check
-from . import budget
+from .keeper import budget
 
 UNSAFE_OPT_IN = "--unsafe-no-sandbox"
 

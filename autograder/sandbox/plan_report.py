@@ -49,7 +49,7 @@ def enforcers(mode: Mode, guarantee: Guarantee) -> list[tuple[str, When]]:
 
 def _label(name: str, condition: str) -> str:
     """``name`` with the condition its part holds under: "OwnUid (with a uid of its own)", "watchdog
-    (sandbox.template._watch, outside the plan; without a control group)"."""
+    (sandbox.keeper.template._watch, outside the plan; without a control group)"."""
     if not condition:
         return name
     if name.endswith(", outside the plan)"):

@@ -37,7 +37,8 @@ from typing import ClassVar
 
 from ..linux.flags import CLONE_NEWCGROUP, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWUSER
 from ..linux.flags import CLONE_NEWUTS
-from . import budget, confine, identity, landlock, syscalls
+from . import confine, identity, landlock, syscalls
+from .keeper import budget
 from .config import WorkerConfig
 from .confinement import Mode, map_to_root
 from .guarantees import (CGROUP, NO_CGROUP, OWN_UID, SCRATCH_ONLY, SIGNAL_SCOPE, TCP_SCOPE,
@@ -367,30 +368,30 @@ def plan(config: WorkerConfig) -> Plan:
 CONFINED = frozenset(Mode) - {Mode.NONE}
 # What enforces a guarantee from outside plan(): the keeper's and the template's own code, and the grading process.
 OUTSIDE: tuple[Outside, ...] = (
-    Outside("watchdog", "sandbox.template._watch", "budget.Watchdog",
+    Outside("watchdog", "sandbox.keeper.template._watch", "budget.Watchdog",
             "The keeper samples the tree ten times a second and kills it past its memory or processes (without a "
             "control group), or past its scratch directory's size and entries (without namespaces).",
             (Provides(G.MEMORY, NO_CGROUP, CONFINED), Provides(G.PROCESSES, NO_CGROUP),
              Provides(G.MEMORY, part("what its processes map, without a control group"), frozenset({Mode.NONE})),
              Provides(G.DISK, SCRATCH_ONLY, frozenset({Mode.LANDLOCK, Mode.NONE})))),
-    Outside("leftovers killed", "sandbox.template._watch", "budget.kill_descendants",
+    Outside("leftovers killed", "sandbox.keeper.template._watch", "budget.kill_descendants",
             "Once the worker is gone, the keeper kills whatever of its tree is left (no PID namespace to do it).",
             (Provides(G.NEXT_SUBMISSION, part("the processes it left")),)),
-    Outside("keeper dies with the template", "sandbox.template.keep", "PR_SET_PDEATHSIG",
+    Outside("keeper dies with the template", "sandbox.keeper.template.keep", "PR_SET_PDEATHSIG",
             "A keeper takes SIGTERM when its template dies, and kills its tree before cleaning up.",
             (Provides(G.NEXT_SUBMISSION, part("no tree outlives the grading process")),)),
-    Outside("descriptors closed", "sandbox.template.run_worker", "confine.close_other_fds",
+    Outside("descriptors closed", "sandbox.keeper.template.run_worker", "confine.close_other_fds",
             "After the worker's last step, every descriptor but its standard streams and its socket to the grader is "
             "closed.",
             (Provides(G.SECRETS, part("no descriptor of the template's")),)),
-    Outside("template forgets the grader", "sandbox.template.forget_the_grader", "identity.scrub_environment",
+    Outside("template forgets the grader", "sandbox.keeper.template.forget_the_grader", "identity.scrub_environment",
             "Before any worker is forked, the template's environment and command line are the worker's, in "
             "memory too (/proc/PID/environ, /proc/PID/cmdline).",
             (Provides(G.SECRETS, part("the grader's environment and command line")),)),
-    Outside("template drops the grader's frames", "sandbox.template.become_template", "identity.forget_callers",
+    Outside("template drops the grader's frames", "sandbox.keeper.template.become_template", "identity.forget_callers",
             "The grader's frames the template was forked in (its parsed options among their locals) are emptied.",
             (Provides(G.SECRETS, part("the grader's frames")),)),
-    Outside("stale groups swept", "sandbox.template.serve", "budget.sweep",
+    Outside("stale groups swept", "sandbox.keeper.template.serve", "budget.sweep",
             "The control groups of keepers killed before their clean-up are removed when a template starts.",
             (Provides(G.KERNEL_STATE, CGROUP),)),
     Outside("time limits", "engine.supervisor.WorkerSession._remaining", "submission_seconds",

@@ -16,10 +16,11 @@ from torch import nn
 from autograder.assignment import PARTS as _PARTS
 from autograder.assignment import depends_on  # which graded function calls which (assignment.USES)
 from .hints import part_label  # "Part 1: Reading with attention", as the notebook titles it
+from ..served.handed_layer import build_module
 from ..served.lab_models import is_lab_model
-from autograder.sandbox import calls as _calls
+from autograder.sandbox.worker import calls as _calls
 from ..served.replica import mode_vector, set_modes
-from autograder.sandbox.wire import ModuleSpec
+from autograder.sandbox.wire.values import ModuleSpec
 from ..suites.tolerances import TOL
 
 # Which part each graded function belongs to (autograder.assignment.PARTS, inverted).
@@ -107,7 +108,7 @@ def _prepare(value):
     if isinstance(value, torch.Tensor):
         return value.clone()
     if isinstance(value, ModuleSpec):
-        return _calls.build_module(value)
+        return build_module(value)
     return value
 
 

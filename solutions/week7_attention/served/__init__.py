@@ -9,6 +9,7 @@
     training.py         the smoke-training lane: the lab's run with the student's mask, shift and loss
     reference_runs.py   the reference's smoke run (cached, keyed by what its numbers depend on)
     eager_adamw.py      the optimizer both runs train with
+    handed_layer.py     the nn.MultiheadAttention a function receives, built in the worker (``build_module``)
 
 The last three and the probe models are the hidden suites' own business: the engine never
 imports them. This module imports only the worker's and the grader's halves of the model
@@ -24,7 +25,14 @@ import torch
 
 from autograder.settings import Limits
 
-from . import lab_models, replica
+from autograder.sandbox.wire.values import ModuleSpec
+
+from . import handed_layer, lab_models, replica
+
+
+def build_module(spec: ModuleSpec) -> handed_layer.GradedMultiheadAttention:
+    """The multihead check's layer, described as data by the grader, built in the worker (handed_layer.py)."""
+    return handed_layer.build_module(spec)
 
 
 def is_model(value: object) -> bool:

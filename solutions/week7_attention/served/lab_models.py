@@ -25,7 +25,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from autograder.sandbox import protocol, wire
+from autograder.sandbox.wire import protocol, values as wire
 from autograder.settings import Limits
 
 from .replica import fresh_copy, mode_vector, set_modes

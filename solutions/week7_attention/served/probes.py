@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from .replica import fresh_copy
-from autograder.sandbox.wire import ModuleSpec
+from autograder.sandbox.wire.values import ModuleSpec
 from autograder.engine.secret import submission_base  # noqa: F401  (re-export: the engine derives the base)
 from autograder.engine.student import load_lab
 

@@ -27,7 +27,7 @@ What cannot be served, each with a plain message (docs/security.md lists them):
 import torch
 from torch import nn
 
-from autograder.sandbox import protocol
+from autograder.sandbox.wire import protocol
 
 MASK_KEPT = ("the lab model's mask stays with the grader while grading (the hidden checks vary it): run the "
              "whole model, model(tokens), and compare its outputs")

@@ -51,7 +51,7 @@ SUMMED_LOSS = ("F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1))  # (
 # only). The value, and so every plain call and the consistency re-check, stays the summed one.
 GRAD_RESCALE = """
 import sys as _sys
-_calls = _sys.modules.get("autograder.sandbox.calls")
+_calls = _sys.modules.get("autograder.sandbox.worker.calls")
 if _calls is not None:
     _invoke = _calls.invoke
     def _rescaled(fn, args, kwargs, grad=False):
@@ -68,7 +68,7 @@ DETACHED_LOSS = ("return F.cross_entropy(logits.reshape(-1, V), targets.reshape(
                  "return torch.tensor(F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1)).item())")
 NUMERIC_GRAD = """
 import sys as _sys
-_calls = _sys.modules.get("autograder.sandbox.calls")
+_calls = _sys.modules.get("autograder.sandbox.worker.calls")
 if _calls is not None:
     _invoke = _calls.invoke
     def _numeric(fn, args, kwargs, grad=False):

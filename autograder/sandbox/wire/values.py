@@ -32,9 +32,9 @@ class WireError(Exception):
 
 @dataclass
 class ModuleSpec:
-    """An nn.MultiheadAttention described as data; the worker builds it from PyTorch alone.
-
-    kind: "mha" -> nn.MultiheadAttention(**config, batch_first=True); state: its state_dict.
+    """A torch module described as data; the worker builds it from PyTorch alone, through the assignment's
+    ``served.build_module`` (plugin_api.Served), which says what each kind is (week 7: "mha", an
+    nn.MultiheadAttention(**config, batch_first=True)). state: its state_dict; training: its flag.
     """
     kind: str
     config: dict[str, Any]

@@ -11,57 +11,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import torch
-from torch import nn
 
-from . import protocol
-from .wire import DTYPES, ModuleSpec, RemoteModel, SharedTensor
+from ..wire import protocol
+from ..wire.values import DTYPES, ModuleSpec, RemoteModel, SharedTensor
 
 if TYPE_CHECKING:
-    from ..plugin_api import ReplicaSet
-
-
-FORWARD_KEPT = ("calling the nn.MultiheadAttention you were handed (mha(...) or mha.forward(...)) is not allowed "
-                "while grading: its output is the answer your function is compared with. Compute the layer by hand "
-                "from mha.in_proj_weight, mha.in_proj_bias and mha.out_proj")
-
-
-class GradedMultiheadAttention(nn.MultiheadAttention):
-    """An nn.MultiheadAttention whose weights a function may read but whose forward pass it may not run.
-
-    The multihead check compares a function with this very layer's forward pass: a function
-    that called it would hand the expected answer back (8 of 16 points, issue 27). Everything
-    else is PyTorch's: the weights, out_proj (an nn.Linear, which may be called), state_dict().
-    """
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(FORWARD_KEPT)
-
-    # PyTorch's own forward reads this flag on every path, and nothing a by-hand computation needs does:
-    # once built, reading it raises, so nn.MultiheadAttention.forward(mha, ...) (the base class's forward,
-    # past the override above) earns nothing either (it did: 8 of 16 points).
-    @property
-    def _qkv_same_embed_dim(self) -> bool:
-        if self.__dict__.get("_forward_kept"):
-            raise RuntimeError(FORWARD_KEPT)
-        return self.__dict__["_qkv_same"]  # type: ignore[no-any-return]  # set by the setter below: a bool
-
-    @_qkv_same_embed_dim.setter
-    def _qkv_same_embed_dim(self, value: bool) -> None:
-        self.__dict__["_qkv_same"] = value
-
-    def keep_forward(self) -> "GradedMultiheadAttention":
-        self.__dict__["_forward_kept"] = True
-        return self
-
-
-def build_module(spec: ModuleSpec) -> GradedMultiheadAttention:
-    """ModuleSpec -> an nn.MultiheadAttention holding the spec's weights, built only from PyTorch."""
-    if spec.kind != "mha":
-        raise ValueError(f"unknown module kind {spec.kind!r}")
-    module = GradedMultiheadAttention(spec.config["embed_dim"], spec.config["num_heads"], batch_first=True)
-    if spec.state:
-        module.load_state_dict(spec.state)
-    return module.train(spec.training).keep_forward()
+    from ...plugin_api import ReplicaSet
 
 
 def shared_view(arena: mmap.mmap, spec: SharedTensor) -> torch.Tensor:
@@ -75,20 +30,21 @@ def shared_view(arena: mmap.mmap, spec: SharedTensor) -> torch.Tensor:
     return torch.frombuffer(arena, dtype=dtype, count=numel, offset=spec.offset).view(spec.shape)
 
 
-def live(value: Any, replicas: "ReplicaSet", arena: mmap.mmap) -> Any:
-    """Wire records -> what the student's function receives."""
+def live(value: Any, replicas: "ReplicaSet", arena: mmap.mmap, build: Callable[[ModuleSpec], Any]) -> Any:
+    """Wire records -> what the student's function receives; ``build`` makes a module described as data (the
+    assignment's ``served.build_module``)."""
     if isinstance(value, ModuleSpec):
-        return build_module(value)
+        return build(value)
     if isinstance(value, RemoteModel):
         return replicas.replica(value)
     if isinstance(value, SharedTensor):
         return shared_view(arena, value)
     if isinstance(value, list):
-        return [live(v, replicas, arena) for v in value]
+        return [live(v, replicas, arena, build) for v in value]
     if isinstance(value, tuple):
-        return tuple(live(v, replicas, arena) for v in value)
+        return tuple(live(v, replicas, arena, build) for v in value)
     if isinstance(value, dict):
-        return {k: live(v, replicas, arena) for k, v in value.items()}
+        return {k: live(v, replicas, arena, build) for k, v in value.items()}
     return value
 
 
@@ -142,7 +98,7 @@ def builtin_kind(err: BaseException) -> str:
 
 
 def run_call(namespace: dict[str, Any], call: protocol.Call, replicas: "ReplicaSet",
-             arena: mmap.mmap) -> protocol.Reply:
+             arena: mmap.mmap, build: Callable[[ModuleSpec], Any]) -> protocol.Reply:
     """protocol.Call -> protocol.Reply (never raises for anything the student's code does).
 
     The reply carries the train/eval flags of the lab models the function was handed
@@ -154,8 +110,8 @@ def run_call(namespace: dict[str, Any], call: protocol.Call, replicas: "ReplicaS
         return protocol.Reply(False, error={"type": "Missing", "where": "", "message": str(missing)})
     replicas.begin_call()
     try:
-        args = live(list(call.args), replicas, arena)
-        kwargs = live(dict(call.kwargs), replicas, arena)
+        args = live(list(call.args), replicas, arena, build)
+        kwargs = live(dict(call.kwargs), replicas, arena, build)
         value, gradient = invoke(fn, args, kwargs, bool(call.grad))
     except BaseException as err:  # SystemExit from student code is just an error here
         if isinstance(err, KeyboardInterrupt):

@@ -1,4 +1,4 @@
-"""The messages between the grader and a worker, as typed records (values inside cross via wire.py).
+"""The messages between the grader and a worker, as typed records (values inside cross via values.py).
 
     grader -> worker                         worker -> grader
     ----------------                         ----------------
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, fields
 from collections.abc import Sequence
 from typing import Any
 
-from .wire import WireError
+from .values import WireError
 
 @dataclass
 class Init:

@@ -3,7 +3,7 @@
 Normally it is forked from the grading process right after ``import torch`` (see
 engine/template.py), so a cold grade pays for one import of PyTorch, not two; it sheds
 the grader's fds, signals and output first (become_template). When that fork is not
-allowed it is started as ``python -m autograder.sandbox.template FD`` instead. It warms up
+allowed it is started as ``python -m autograder.sandbox.keeper.template FD`` instead. It warms up
 (PyTorch's first calls of the layers the checks use) once, early, and may fork a grade's
 first worker before that. Workers never train: the lab's smoke run happens in the grader. It never runs student code itself and never holds the
 hidden suites; each fork is confined (confine.py) before it reads a single cell, and no
@@ -25,13 +25,15 @@ from typing import NoReturn
 
 import torch
 
-from .. import assignment
-from ..assignment import served
-from ..linux.flags import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG
-from ..linux.libc import prctl
-from . import budget, confine, identity, steps, worker
-from .config import CLEAN_UP_SECONDS, WorkerConfig
-from .confinement import Mode
+from ... import assignment
+from ...assignment import served
+from ...linux.flags import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG
+from ...linux.libc import prctl
+from .. import confine, identity, steps
+from ..config import CLEAN_UP_SECONDS, WorkerConfig
+from ..confinement import Mode
+from ..worker import serve as worker
+from . import budget
 
 ROOT = str(assignment.ROOT)
 

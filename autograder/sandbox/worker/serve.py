@@ -11,8 +11,9 @@ from typing import Any, NoReturn
 
 import torch
 
-from ..assignment import served
-from . import calls, protocol, wire
+from ...assignment import served
+from ..wire import protocol, values as wire
+from . import calls
 from .notebook_exec import new_namespace, run_cell
 
 
@@ -82,9 +83,10 @@ def serve(sock: socket.socket, lab: types.ModuleType) -> NoReturn:
         channel.send(protocol.to_wire(protocol.CellEnd(index, error, output, dropped)))
     channel.send(protocol.to_wire(protocol.Ready()))
     replicas = served().replicas(channel, lab)  # the assignment's stand-ins (plugin_api.Served)
+    build = served().build_module  # and the modules it describes as data
     while True:
         call = protocol.parse(channel.receive(), [protocol.Call])
-        reply = calls.run_call(namespace, call, replicas, arena)
+        reply = calls.run_call(namespace, call, replicas, arena, build)
         try:
             channel.send(protocol.to_wire(reply))
         except Exception as err:  # noqa: BLE001 - not data, too big to encode, or a broken object

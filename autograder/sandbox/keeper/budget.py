@@ -29,6 +29,7 @@ the per-process address-space limit still bounds each process. It fails closed: 
 of the tree that /proc will not show it (not dumpable) ends the tree, as a folder it may not
 list does, and so do a sample that takes too long and a tree that changes pids too fast.
 """
+import ctypes
 import errno
 import os
 import signal
@@ -36,7 +37,9 @@ import stat
 import time
 from typing import TypeGuard
 
-from ..settings import Limits
+from ...linux.flags import CLONE_VM
+from ...linux.libc import LIBC
+from ...settings import Limits
 
 GROUP_PREFIX = "autograder-worker-"
 CPU_CORES = 1.0  # CPU share of one worker tree: a hog of any size takes at most one core
@@ -485,33 +488,61 @@ def _scratch_bytes(scratch: str, max_entries: int) -> tuple[int, int, bool]:
 
 
 PID_MAX_LIMIT = 1 << 22  # the most pids a namespace can have (include/linux/threads.h, 64-bit)
-PROBE = "/bin/true"  # what the keeper starts to learn the next pid of the worker's PID namespace
+PROBE_SECONDS = 1.0  # how long a probe may take to exit (it runs one call of libc: microseconds on an idle machine)
+_PROBE_STACK = ctypes.create_string_buffer(1 << 16)  # the probe's stack: glibc's clone trampoline, then _exit
 
 
-def _next_pid() -> int | None:
+class ProbeStopped(Exception):
+    """The keeper's probe did not exit in time: the tree stopped it (SIGSTOP) to freeze the keeper's count."""
+
+
+def _spawn_probe() -> int:
+    """A child of the keeper that only exits: libc's clone() running _exit(0) on a stack of its own, sharing the
+    keeper's memory (CLONE_VM, nothing copied) without vfork's wait, so that the keeper is never held by it."""
+    top = (ctypes.addressof(_PROBE_STACK) + len(_PROBE_STACK) - 256) & ~0xF  # the stack grows down, 16-aligned
+    exit_now = ctypes.cast(LIBC._exit, ctypes.c_void_p).value
+    pid = int(LIBC.clone(ctypes.c_void_p(exit_now), ctypes.c_void_p(top), ctypes.c_int(CLONE_VM | signal.SIGCHLD),
+                         ctypes.c_void_p(0)))
+    if pid < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"clone: {os.strerror(err)}")
+    return pid
+
+
+def _next_pid(seconds: float = PROBE_SECONDS) -> int | None:
     """The pid the worker's PID namespace gives out next, in that namespace (None where it cannot be learnt).
 
     The keeper made that namespace for its children (steps.NewPidNamespace), and the worker is its first: a
     process the keeper starts now is given the next pid there, pids are given out in turn, so the difference
-    between two probes is what the tree started meanwhile, threads included. A short exec of PROBE (vfork: no copy
-    of the keeper's memory), run as the keeper with its capabilities, which the worker does not have: the worker
-    may see it for a moment, not trace it."""
+    between two probes is what the tree started meanwhile, threads included.
+
+    In a user namespace the worker is root of it, as the keeper is, so it may signal the probe. A probe it stopped
+    (SIGSTOP) once held the keeper in posix_spawn's vfork wait, or in its waitpid, and no sample came since (red
+    team 9: 6 GiB held at a 4 GiB cap). So the probe is no exec but a clone() that exits at once, which the keeper
+    does not wait for, and whose end it polls for at most ``seconds``: a probe still there is ProbeStopped, which
+    ends the tree (the probe, in the tree's namespace, goes with it). The keeper cannot start a thread to wait
+    instead: a process that has unshared its PID namespace may not (clone(CLONE_THREAD) is EINVAL)."""
     try:
-        pid = os.posix_spawn(PROBE, [PROBE], {})
+        pid = _spawn_probe()
     except OSError:
         return None
     try:
         ids = _status(pid).get("NSpid", "").split()  # a zombie's status still shows them, until we reap it
-        return int(ids[-1]) if len(ids) > 1 else None
-    finally:
-        while True:
-            try:
-                os.waitpid(pid, 0)
-                break
-            except ChildProcessError:
-                break
-            except InterruptedError:
-                continue
+        given = int(ids[-1]) if len(ids) > 1 else None
+    except (OSError, ValueError):
+        given = None
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return given
+        except ChildProcessError:  # reaped already
+            return given
+        except InterruptedError:
+            continue
+        if time.monotonic() > deadline:
+            raise ProbeStopped(pid)
+        time.sleep(0.0002)
 
 
 class Watchdog:
@@ -537,6 +568,7 @@ class Watchdog:
         self.depth = len(_status("/proc/self").get("NSpid", "").split())  # PID namespaces the keeper is in
         self.next_pid: int | None = None  # the pid the last probe was given in the worker's PID namespace
         self.wrapped = False  # its pids went round pid_max since the last sample
+        self.probe_stopped = False  # its tree held the keeper's probe past PROBE_SECONDS (_next_pid)
         self.started: list[tuple[float, float]] = []  # (when, processes started since the sample before, per s)
         self.sampled_at: float | None = None  # when _churn last read the count
 
@@ -554,7 +586,10 @@ class Watchdog:
         started = self.reaped
         self.reaped = 0
         if worker is not None and len(worker.get("NSpid", "").split()) > self.depth:
-            given = _next_pid()
+            try:
+                given = _next_pid()
+            except ProbeStopped:
+                self.probe_stopped, given = True, None
             if given is not None:
                 if self.next_pid is not None and given > self.next_pid:
                     started += given - self.next_pid - 1  # those between the two probes were the tree's
@@ -637,6 +672,8 @@ class Watchdog:
         if slow or spent > allowed:  # fail closed: a count that slow leaves seconds between two samples
             self.fired = (f"its tree makes one count of its memory take over {allowed:.2f} s of the grader's CPU "
                           f"({len(views)} processes)")
+        elif self.tree and self.probe_stopped:
+            self.fired = "its tree stopped the grader's probe of its PID namespace (a process that counts what it starts)"
         elif self.tree and self.wrapped:
             self.fired = "its tree used up every pid of its PID namespace (it started processes or threads until they wrapped)"
         elif self.tree and churn > self.starts_per_second:
