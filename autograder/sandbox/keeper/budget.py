@@ -29,7 +29,6 @@ the per-process address-space limit still bounds each process. It fails closed: 
 of the tree that /proc will not show it (not dumpable) ends the tree, as a folder it may not
 list does, and so do a sample that takes too long and a tree that changes pids too fast.
 """
-import ctypes
 import errno
 import os
 import signal
@@ -37,8 +36,7 @@ import stat
 import time
 from typing import TypeGuard
 
-from ...linux.flags import CLONE_VM
-from ...linux.libc import LIBC
+from ...linux.libc import exiting_child
 from ...settings import Limits
 
 GROUP_PREFIX = "autograder-worker-"
@@ -489,7 +487,6 @@ def _scratch_bytes(scratch: str, max_entries: int) -> tuple[int, int, bool]:
 
 PID_MAX_LIMIT = 1 << 22  # the most pids a namespace can have (include/linux/threads.h, 64-bit)
 PROBE_SECONDS = 1.0  # how long a probe may take to exit (it runs one call of libc: microseconds on an idle machine)
-_PROBE_STACK = ctypes.create_string_buffer(1 << 16)  # the probe's stack: glibc's clone trampoline, then _exit
 
 
 class ProbeStopped(Exception):
@@ -497,16 +494,8 @@ class ProbeStopped(Exception):
 
 
 def _spawn_probe() -> int:
-    """A child of the keeper that only exits: libc's clone() running _exit(0) on a stack of its own, sharing the
-    keeper's memory (CLONE_VM, nothing copied) without vfork's wait, so that the keeper is never held by it."""
-    top = (ctypes.addressof(_PROBE_STACK) + len(_PROBE_STACK) - 256) & ~0xF  # the stack grows down, 16-aligned
-    exit_now = ctypes.cast(LIBC._exit, ctypes.c_void_p).value
-    pid = int(LIBC.clone(ctypes.c_void_p(exit_now), ctypes.c_void_p(top), ctypes.c_int(CLONE_VM | signal.SIGCHLD),
-                         ctypes.c_void_p(0)))
-    if pid < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"clone: {os.strerror(err)}")
-    return pid
+    """The probe: a child of the keeper that only exits (linux.libc.exiting_child), never holding the keeper."""
+    return exiting_child()
 
 
 def _next_pid(seconds: float = PROBE_SECONDS) -> int | None:
