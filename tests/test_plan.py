@@ -9,6 +9,8 @@ is in the function it names (read from its source, so the declaration cannot out
 from __future__ import annotations
 
 import ast
+import inspect
+import textwrap
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +53,27 @@ def test_every_guarantee_is_enforced_or_declared_not_bounded(mode: Mode) -> None
     assert not stale, f"{mode}: {stale} are enforced whatever the machine, yet steps.NOT_BOUNDED says otherwise"
 
 
+class _ModeReader(steps.Step):
+    """What test_no_step_reads_the_mode must catch."""
+
+    def run(self, ctx: steps.Context) -> None:
+        if ctx.config.mode is Mode.LANDLOCK:
+            pass
+
+
+def test_no_step_reads_the_mode() -> None:
+    """Steps get what differs by mode when the plan is built (steps.plan, the one place that reads it): a step
+    that branched on the mode inside itself hid part of the plan (issue 30)."""
+    def reads_mode(cls: type) -> bool:  # config.mode, ctx.config.mode: any attribute called mode
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+        return any(isinstance(node, ast.Attribute) and node.attr == "mode" for node in ast.walk(tree))
+
+    readers = [cls.__name__ for cls in vars(steps).values()
+               if isinstance(cls, type) and issubclass(cls, steps.Step) and cls is not steps.Step and reads_mode(cls)]
+    assert reads_mode(_ModeReader), "the check must see a step that reads the mode"
+    assert not readers, f"these steps read the mode: give them a parameter in steps.plan instead: {readers}"
+
+
 def test_conditions_that_add_up_are_complements() -> None:
     for group, why in COVERING:
         assert len(group) >= 2 and why, (group, why)
@@ -90,7 +113,7 @@ def test_every_guarantee_is_a_row_and_every_mode_a_column() -> None:
 def test_the_plan_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert cli.main(["plan", "--mode", "landlock"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("landlock\n") and "Landlock" in out and "watchdog (sandbox.keeper.template._watch" in out
+    assert out.startswith("landlock\n") and "Landlock" in out and "Watch (without a control group)" in out
     assert "\n    namespaces:" not in out and "\nnone\n" not in out
     assert cli.main(["plan", "--markdown"]) == 0
     assert capsys.readouterr().out == plan_report.markdown()

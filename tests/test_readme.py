@@ -330,7 +330,7 @@ PLAN = {
     ".venv/bin/python -m autograder.sandbox.steps": run(has("namespaces: keeper", "user namespace: keeper",
                                                          "landlock: keeper", "none: keeper")),
     ".venv/bin/python -m autograder plan": run(has("outside the plan", "guarantees: a submission cannot",
-                                                  "watchdog (sandbox.keeper.template._watch")),
+                                                  "Watch (without a control group)")),
     ".venv/bin/python -m autograder plan --markdown --into docs/security.md": run(
         lambda clone, out: unchanged(clone, "docs/security.md")),
     "make install-pdf": run(lambda clone, out: shutil.which("chromium") or pytest.fail("no chromium")),

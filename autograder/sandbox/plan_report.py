@@ -48,8 +48,8 @@ def enforcers(mode: Mode, guarantee: Guarantee) -> list[tuple[str, When]]:
 
 
 def _label(name: str, condition: str) -> str:
-    """``name`` with the condition its part holds under: "OwnUid (with a uid of its own)", "watchdog
-    (sandbox.keeper.template._watch, outside the plan; without a control group)"."""
+    """``name`` with the condition its part holds under: "OwnUid (with a uid of its own)", "time limits
+    (engine.supervisor.WorkerSession._remaining, outside the plan)"."""
     if not condition:
         return name
     if name.endswith(", outside the plan)"):

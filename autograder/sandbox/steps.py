@@ -1,25 +1,28 @@
 """A worker's confinement as named steps, one job each, in the order they run (as nsjail's containProc).
 
     mode            keeper (outside; it never runs student code)        worker (before the first cell)
-    namespaces      Budget, NewPidNamespace                             JoinBudget, NewSession, PrivateNamespaces,
+    namespaces      Budget, NewPidNamespace, Watch                      JoinBudget, NewSession, PrivateNamespaces,
                                                                         OwnRoot, CleanEnvironment, OwnUid,
-                                                                        FreshKeyrings, SyscallFilter, ProcessLimits
-    user namespace  Budget, UserNamespace, NewPidNamespace              JoinBudget, NewSession, PrivateNamespaces,
+                                                                        FreshKeyrings, SyscallFilter, ProcessLimits,
+                                                                        CloseDescriptors
+    user namespace  Budget, UserNamespace, NewPidNamespace, Watch       JoinBudget, NewSession, PrivateNamespaces,
                                                                         OwnRoot, CleanEnvironment, NoCapabilities,
-                                                                        FreshKeyrings, SyscallFilter, ProcessLimits
-    landlock        Budget, Scratch                                     JoinBudget, NewSession, CleanEnvironment,
+                                                                        FreshKeyrings, SyscallFilter, ProcessLimits,
+                                                                        CloseDescriptors
+    landlock        Budget, Scratch, Watch (as the worker's uid)        JoinBudget, NewSession, CleanEnvironment,
                                                                         OwnUid (where CAP_SETUID allows),
                                                                         FreshKeyrings, Landlock, SyscallFilter,
-                                                                        ProcessLimits
-    none            Budget, Scratch                                     JoinBudget, NewSession, CleanEnvironment,
-                                                                        ProcessLimits
+                                                                        ProcessLimits, CloseDescriptors
+    none            Budget, Scratch, Watch                              JoinBudget, NewSession, CleanEnvironment,
+                                                                        ProcessLimits, CloseDescriptors
 
-``plan(config)`` gives the lists; template.py runs them. A step that fails raises, and the worker
+``plan(config)`` gives the lists; keeper/template.py runs them: a keeper step's ``run`` before it forks the worker,
+the worker's in the worker, the watchdog Watch made while the keeper reaps, and every keeper step's ``undo`` after. A step that fails raises, and the worker
 never starts: a confinement failure is the grader's fault, never a student's grade.
 
 Each step declares the guarantees it enforces (``provides``, guarantees.py); OUTSIDE declares what enforces one
-from outside the plan (the keeper's watchdog, the worker's descriptors closed after its last step, the template
-forgetting the grader, the grading process's time limits), NOT_BOUNDED what a mode does not bound and why.
+from outside a worker's plan (the template: it dies with its keepers, forgets the grader, sweeps stale groups; the
+grading process's time limits), NOT_BOUNDED what a mode does not bound and why.
 ``python -m autograder plan`` prints the table they make (plan_report.py; docs/security.md quotes it).
 """
 from __future__ import annotations
@@ -55,9 +58,15 @@ class Context:
     work: str = ""  # the worker's work directory (HOME, cwd)
     tmp: str = ""  # its TMPDIR
     keeper_fds: list[int] = field(default_factory=list)  # held by the keeper alone: closed in the worker at fork
+    worker: int = 0  # the worker's pid, once the keeper has forked it
+    worker_fd: int = -1  # the worker's socket to the grader: the one descriptor it keeps (CloseDescriptors)
+    watchdog: budget.Watchdog | None = None  # where one samples the tree (Watch): the keeper's loop runs it
 
     def __post_init__(self) -> None:
         self.uid = identity.worker_uid(self.keeper)
+
+
+CONFINED = frozenset(Mode) - {Mode.NONE}
 
 
 class Step:
@@ -145,6 +154,40 @@ class Scratch(Step):
         for fd in ctx.keeper_fds:
             os.close(fd)
         ctx.keeper_fds.clear()
+
+
+class Watch(Step):
+    """The keeper samples the tree ten times a second and kills it past its memory or processes (without a
+    control group), or past its scratch directory's size and entries (without namespaces); once the worker is
+    gone, it kills whatever of its tree is left (no PID namespace to do it).
+
+    ``run`` makes the watchdog (budget.Watchdog) where something needs one; the keeper's loop
+    (template._watch) samples it while it reaps, and ``undo`` kills the leftovers, before the steps before it
+    undo theirs (the scratch directory is removed with nothing left writing in it)."""
+    provides = (Provides(G.MEMORY, NO_CGROUP, CONFINED), Provides(G.PROCESSES, NO_CGROUP),
+                Provides(G.MEMORY, part("what its processes map, without a control group"), frozenset({Mode.NONE})),
+                Provides(G.DISK, SCRATCH_ONLY, frozenset({Mode.LANDLOCK, Mode.NONE})),
+                Provides(G.NEXT_SUBMISSION, part("the processes it left")))
+
+    def __init__(self, read_as_worker: bool = False) -> None:
+        # Root in a container has no CAP_SYS_PTRACE: as root it could read neither the worker's memory nor its
+        # open files in /proc, and the watchdog saw nothing (red team of issue 22: 1.5 GiB of unnamed files past
+        # the cap). Where the worker has a uid of its own and stays dumpable (mode landlock), the keeper reads them
+        # as that uid (template.watch), and goes back for the clean-up.
+        self.read_as_worker = read_as_worker
+
+    def run(self, ctx: Context) -> None:
+        config, scratch = ctx.config, ctx.work or None  # a work directory on the host's file system: no namespaces
+        if ctx.group is not None and scratch is None:
+            return  # the control group bounds the tree, and its root is its own: nothing to sample
+        ctx.watchdog = budget.Watchdog(os.getpid(), config.memory_mib, config.processes, disk_mib=config.disk_mib,
+                                       scratch=scratch, tree=ctx.group is None,
+                                       starts_per_second=config.starts_per_second,
+                                       scratch_entries=config.scratch_entries, file_mib=config.file_mib)
+
+    def undo(self, ctx: Context) -> None:
+        if ctx.worker:
+            budget.kill_descendants(os.getpid(), ctx.worker)
 
 
 def sweep(parent: str, now: float | None = None) -> list[str]:
@@ -274,9 +317,12 @@ class OwnUid(Step):
     provides = (Provides(G.PRIVILEGE, OWN_UID), Provides(G.SIGNALS, OWN_UID))
 
 
+    def __init__(self, dumpable: bool = False) -> None:
+        self.dumpable = dumpable  # where its keeper reads its /proc files as its uid (Watch(read_as_worker=True))
+
     def run(self, ctx: Context) -> None:
         if ctx.config.own_uid:
-            confine.drop_privileges(ctx.uid, dumpable=ctx.config.mode is Mode.LANDLOCK)
+            confine.drop_privileges(ctx.uid, dumpable=self.dumpable)
 
 
 class NoCapabilities(Step):
@@ -323,8 +369,11 @@ class SyscallFilter(Step):
                 Provides(G.WRITES, part("no metadata calls Landlock does not govern"), frozenset({Mode.LANDLOCK})))
 
 
+    def __init__(self, shared: bool = False) -> None:
+        self.shared = shared  # it shares the grader's files and, maybe, its uid (no namespaces)
+
     def run(self, ctx: Context) -> None:
-        shared = ctx.config.mode is Mode.LANDLOCK  # the grader's files and, maybe, its uid
+        shared = self.shared
         syscalls.install_filter(syscalls.Policy(metadata=not shared,
                                                 truncate_by_path=not shared or ctx.config.landlock_abi >= 3,
                                                 self_only=shared, own_group=not shared))
@@ -337,9 +386,21 @@ class ProcessLimits(Step):
                 Provides(G.KERNEL_MEMORY, part("512 descriptors a process")))
 
 
+    def __init__(self, per_uid: bool | None = None) -> None:
+        # The processes of its uid are its own to count where that uid is: its user namespace's root, or a uid of
+        # its own (None: where the config gives it one); never where it keeps the grader's.
+        self.per_uid = per_uid
+
     def run(self, ctx: Context) -> None:
-        confine.set_limits(ctx.config, per_uid=ctx.config.mode is not Mode.NONE
-                           and (ctx.config.own_uid or ctx.config.mode is Mode.USER_NAMESPACE))
+        confine.set_limits(ctx.config, per_uid=ctx.config.own_uid if self.per_uid is None else self.per_uid)
+
+
+class CloseDescriptors(Step):
+    """Last: every descriptor but its standard streams and its socket to the grader is closed."""
+    provides = (Provides(G.SECRETS, part("no descriptor of the template's")),)
+
+    def run(self, ctx: Context) -> None:
+        confine.close_other_fds(keep={ctx.worker_fd})
 
 
 @dataclass(frozen=True)
@@ -349,41 +410,30 @@ class Plan:
 
 
 def plan(config: WorkerConfig) -> Plan:
-    """The steps of ``config.mode``, keeper's then worker's."""
+    """The steps of ``config.mode``, keeper's then worker's: the one place that reads the mode (each step is given
+    what differs by mode here, when the plan is built)."""
     common = (JoinBudget(), NewSession())
-    limits = (SyscallFilter(), ProcessLimits())
     if config.mode is Mode.NAMESPACES:
-        return Plan((Budget(), NewPidNamespace()),
-                    (*common, PrivateNamespaces(), OwnRoot(), CleanEnvironment(), OwnUid(), FreshKeyrings(), *limits))
+        return Plan((Budget(), NewPidNamespace(), Watch()),
+                    (*common, PrivateNamespaces(), OwnRoot(), CleanEnvironment(), OwnUid(), FreshKeyrings(),
+                     SyscallFilter(), ProcessLimits(), CloseDescriptors()))
     if config.mode is Mode.USER_NAMESPACE:
-        return Plan((Budget(), UserNamespace(), NewPidNamespace()),
+        return Plan((Budget(), UserNamespace(), NewPidNamespace(), Watch()),
                     (*common, PrivateNamespaces(), OwnRoot(), CleanEnvironment(), NoCapabilities(), FreshKeyrings(),
-                     *limits))
-    if config.mode is Mode.LANDLOCK:
-        return Plan((Budget(), Scratch()),
-                    (*common, CleanEnvironment(), OwnUid(), FreshKeyrings(), Landlock(), *limits))
-    return Plan((Budget(), Scratch()), (*common, CleanEnvironment(), ProcessLimits()))
+                     SyscallFilter(), ProcessLimits(per_uid=True), CloseDescriptors()))
+    if config.mode is Mode.LANDLOCK:  # no namespaces: the keeper reads the worker's /proc as the worker's uid
+        return Plan((Budget(), Scratch(), Watch(read_as_worker=config.own_uid)),
+                    (*common, CleanEnvironment(), OwnUid(dumpable=True), FreshKeyrings(), Landlock(),
+                     SyscallFilter(shared=True), ProcessLimits(), CloseDescriptors()))
+    return Plan((Budget(), Scratch(), Watch()),
+                (*common, CleanEnvironment(), ProcessLimits(per_uid=False), CloseDescriptors()))
 
 
-CONFINED = frozenset(Mode) - {Mode.NONE}
 # What enforces a guarantee from outside plan(): the keeper's and the template's own code, and the grading process.
 OUTSIDE: tuple[Outside, ...] = (
-    Outside("watchdog", "sandbox.keeper.template._watch", "budget.Watchdog",
-            "The keeper samples the tree ten times a second and kills it past its memory or processes (without a "
-            "control group), or past its scratch directory's size and entries (without namespaces).",
-            (Provides(G.MEMORY, NO_CGROUP, CONFINED), Provides(G.PROCESSES, NO_CGROUP),
-             Provides(G.MEMORY, part("what its processes map, without a control group"), frozenset({Mode.NONE})),
-             Provides(G.DISK, SCRATCH_ONLY, frozenset({Mode.LANDLOCK, Mode.NONE})))),
-    Outside("leftovers killed", "sandbox.keeper.template._watch", "budget.kill_descendants",
-            "Once the worker is gone, the keeper kills whatever of its tree is left (no PID namespace to do it).",
-            (Provides(G.NEXT_SUBMISSION, part("the processes it left")),)),
     Outside("keeper dies with the template", "sandbox.keeper.template.keep", "PR_SET_PDEATHSIG",
             "A keeper takes SIGTERM when its template dies, and kills its tree before cleaning up.",
             (Provides(G.NEXT_SUBMISSION, part("no tree outlives the grading process")),)),
-    Outside("descriptors closed", "sandbox.keeper.template.run_worker", "confine.close_other_fds",
-            "After the worker's last step, every descriptor but its standard streams and its socket to the grader is "
-            "closed.",
-            (Provides(G.SECRETS, part("no descriptor of the template's")),)),
     Outside("template forgets the grader", "sandbox.keeper.template.forget_the_grader", "identity.scrub_environment",
             "Before any worker is forked, the template's environment and command line are the worker's, in "
             "memory too (/proc/PID/environ, /proc/PID/cmdline).",

@@ -561,6 +561,12 @@ class Watchdog:
         self.started: list[tuple[float, float]] = []  # (when, processes started since the sample before, per s)
         self.sampled_at: float | None = None  # when _churn last read the count
 
+    def attach(self, worker: int) -> None:
+        """The worker, once forked (the watchdog is made before it, by steps.Watch): its PID namespace is probed,
+        and without namespaces its process group holds its tree."""
+        self.worker = worker
+        self.group = worker if self.scratch else None
+
     def _churn(self, worker: dict[str, str] | None) -> int:
         """Processes and threads the tree started in the last second. A process that changes pid faster than a
         sample can read it (fork, and the parent exits at once) holds memory no sample finds (docs/history.md:

@@ -31,7 +31,6 @@ from ...linux.flags import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG
 from ...linux.libc import prctl
 from .. import confine, identity, steps
 from ..config import CLEAN_UP_SECONDS, WorkerConfig
-from ..confinement import Mode
 from ..worker import serve as worker
 from . import budget
 
@@ -107,7 +106,7 @@ def keep(config: WorkerConfig, worker_fd: int, report_w: int, lab: types.ModuleT
     if os.getppid() != template:  # the template died before we could hear of it
         os._exit(0)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
-    ctx, plan = steps.Context(config, me), steps.plan(config)
+    ctx, plan = steps.Context(config, me, worker_fd=worker_fd), steps.plan(config)
     done: list[steps.Step] = []
     ctx_group: list[int | None] = [None]  # the worker's process group, once it exists (the SIGTERM handler's)
     try:
@@ -124,11 +123,11 @@ def keep(config: WorkerConfig, worker_fd: int, report_w: int, lab: types.ModuleT
             except BaseException as err:  # noqa: BLE001 - a step that failed: no student code has run
                 os.write(2, f"worker confinement failed: {err!r}\n".encode())
             os._exit(70)
-        ctx_group[0] = worker_pid  # it makes its own session (and group) first thing
+        ctx_group[0] = ctx.worker = worker_pid  # it makes its own session (and group) first thing
         os.close(worker_fd)
         os.write(report_w, str(worker_pid).encode())
         os.close(report_w)
-        watch(worker_pid, ctx)
+        watch(worker_pid, ctx, plan)
     finally:
         # The tree is gone (watch returns once it is): from here a SIGTERM (the template's end) must not stop the
         # clean-up half-way, as its handler's kill_descendants would the rm of the scratch directory.
@@ -141,37 +140,29 @@ def keep(config: WorkerConfig, worker_fd: int, report_w: int, lab: types.ModuleT
     os._exit(0)
 
 
-def watch(worker: int, ctx: steps.Context) -> None:
-    """Reap until the tree is gone; enforce by sampling what no control group bounds (the tree without one, a
-    work directory on the host's file system)."""
-    config = ctx.config
-    scratch = ctx.work or None  # a work directory on the host's file system (no namespaces)
-    # Root in a container has no CAP_SYS_PTRACE: as root it could read neither the worker's memory nor its open
-    # files in /proc, and the watchdog saw nothing (red team of issue 22: 1.5 GiB of unnamed files past the cap).
-    # It reads them as the worker's uid (the worker stays dumpable in this mode), and goes back for the clean-up.
-    watch_as = config.own_uid and config.mode is Mode.LANDLOCK
+def watch(worker: int, ctx: steps.Context, plan: steps.Plan) -> None:
+    """Reap until the tree is gone, sampling it with the watchdog the plan's Watch step made, if it made one
+    (as the worker's uid where that step says so: steps.Watch)."""
+    watch_as = any(isinstance(step, steps.Watch) and step.read_as_worker for step in plan.keeper)
     if watch_as:
         confine.read_as(ctx.uid)
     try:
-        _watch(worker, ctx, scratch)
+        _watch(worker, ctx)
     finally:
         if watch_as:
             confine.read_as(os.getuid())
 
 
-def _watch(worker: int, ctx: steps.Context, scratch: str | None) -> None:
-    config = ctx.config
-    watchdog = None if ctx.group and not scratch else budget.Watchdog(
-        os.getpid(), config.memory_mib, config.processes, worker=worker, disk_mib=config.disk_mib,
-        scratch=scratch, tree=ctx.group is None, starts_per_second=config.starts_per_second,
-        scratch_entries=config.scratch_entries, file_mib=config.file_mib)
+def _watch(worker: int, ctx: steps.Context) -> None:
+    watchdog = ctx.watchdog
+    if watchdog is not None:
+        watchdog.attach(worker)
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG if watchdog else 0)
         except ChildProcessError:
             return
-        if pid == worker:  # what it left (nothing, inside a PID namespace) goes with it; then the keeper is done
-            budget.kill_descendants(os.getpid(), worker)
+        if pid == worker:  # what it left goes with it (steps.Watch.undo); then the keeper is done
             return
         elif pid and watchdog:
             watchdog.reaped += 1  # an orphan of the tree, come back to us (see budget.Watchdog._churn)
@@ -186,9 +177,8 @@ def _watch(worker: int, ctx: steps.Context, scratch: str | None) -> None:
 def run_worker(ctx: steps.Context, plan: steps.Plan, worker_fd: int, lab: types.ModuleType) -> NoReturn:
     """The worker's steps, in order (steps.py); the first line of the notebook comes after the last one."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    for step in plan.worker:
+    for step in plan.worker:  # the last closes every descriptor but the worker's socket (steps.CloseDescriptors)
         step.run(ctx)
-    confine.close_other_fds(keep={worker_fd})
     worker.silence_stdio()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     worker.main_from_fd(worker_fd, lab)
