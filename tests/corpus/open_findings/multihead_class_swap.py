@@ -32,5 +32,4 @@ def multi_head_self_attention(x, mha, blocked=None):
     N, T, D = x.shape
     return torch.zeros(N, T, D), torch.zeros(N, mha.num_heads, T, T)
 '''.replace("VARIANT", repr(VARIANT))
-import re as _re
 ADD = [("multihead_solution", _SRC)]
