@@ -12,6 +12,10 @@ PART  ?= masks
 # The assignment's name and the student notebook: autograder/assignment.py, read from the assignment package (standard library only).
 ASSIGNMENT := $(shell python3 -c 'import autograder.assignment as a; print(a.NAME)')
 STUDENT_NB := $(shell python3 -c 'import autograder.assignment as a; print(a.STUDENT_NOTEBOOK.relative_to(a.ROOT))')
+# Its hidden suites, and the Jupyter kernel nbgrader runs its notebooks in (autograder/flows/nbgrader: the one the
+# assignment declares, else <name>-isolated).
+SUITES := $(shell python3 -c 'import autograder.assignment as a; print(a.ASSIGNMENT.suites)')
+KERNEL := $(shell python3 -c 'import autograder.flows.nbgrader as n; print(n.CURRENT.kernel)')
 SUBMISSION ?= $(STUDENT_NB)
 OUT   ?= results.json
 export PYTHONHASHSEED := 0
@@ -20,7 +24,7 @@ export PATH := $(CURDIR)/.venv/bin:$(PATH)
 .PHONY: install release lint test test-fast test-part smoke train autograde grade-all nbgrader-autograde \
         crosscheck gradescope bench clean clean-course
 
-KERNEL_SPEC := .venv/share/jupyter/kernels/week7-isolated/kernel.json
+KERNEL_SPEC := .venv/share/jupyter/kernels/$(KERNEL)/kernel.json
 install: $(VENV) $(KERNEL_SPEC)
 $(VENV): requirements.txt requirements-dev.txt pyproject.toml setup.py
 	$(PYTHON) -m venv .venv
@@ -29,10 +33,12 @@ $(VENV): requirements.txt requirements-dev.txt pyproject.toml setup.py
 	$(if $(TORCH_INDEX),$(PIP) --no-deps --index-url $(TORCH_INDEX) "$$(grep -E '^torch==' requirements.txt)")
 	$(PIP) -r requirements.txt -r requirements-dev.txt
 	# The packages autograder and solutions, editable (pyproject.toml says which mode and why); the venv's
-	# pinned setuptools builds it. Replaces the week7-package.pth line earlier checkouts wrote.
+	# pinned setuptools builds it. Replaces the week7-package.pth line earlier checkouts wrote, and the
+	# distribution's former name, week7-autograder (pyproject.toml), that they installed.
 	rm -f "$$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/week7-package.pth"
+	if .venv/bin/pip show --quiet week7-autograder 2>/dev/null; then .venv/bin/pip uninstall --quiet --yes week7-autograder; fi
 	$(PIP) --no-deps --no-build-isolation --editable .
-	.venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (week7)" >/dev/null
+	.venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (autograder)" >/dev/null
 	touch $@
 # The kernel `nbgrader autograde` runs for this assignment (--sys-prefix, next to python3): it runs no code, it
 # answers each test cell with the sandboxed grade (autograder/flows/nbgrader/kernel.py, kernelspec.py).
@@ -115,14 +121,14 @@ lint: $(VENV)
 test-fast: $(VENV)
 	@# One shell for both runs, so that it can print the wall time they took (whatever their outcome).
 	@start=$$(date +%s.%N); \
-	  $(PY) -m pytest solutions/week7_attention/suites -q --assert=plain -p no:cacheprovider && \
+	  $(PY) -m pytest $(SUITES) -q --assert=plain -p no:cacheprovider && \
 	  $(PY) -m pytest tests -q -m "not slow"; status=$$?; \
 	  echo "make test-fast: $$(awk -v s=$$start -v e=$$(date +%s.%N) 'BEGIN { printf "%.1f", e - s }') s wall time"; \
 	  exit $$status
 
 ## One part only: its hidden suite against the reference (in-process), then the package tests marked with it.
 test-part: $(VENV)
-	$(PY) -m pytest solutions/week7_attention/suites/test_$(PART).py -q --assert=plain -p no:cacheprovider
+	$(PY) -m pytest $(SUITES)/test_$(PART).py -q --assert=plain -p no:cacheprovider
 	$(PY) -m pytest tests -q -m $(PART)
 
 smoke: $(VENV)
@@ -135,7 +141,7 @@ train: $(VENV)
 autograde: $(VENV)
 	$(PY) -m autograder grade $(SUBMISSION) --out $(OUT)
 
-## nbgrader, build/course: the plain `nbgrader autograde week7_attention --force` (each submission graded in the
+## nbgrader, build/course: the plain `nbgrader autograde $(ASSIGNMENT) --force` (each submission graded in the
 ## sandbox by the course's grading service, bytes and result kept in build/course/isolated/) with a progress
 ## bar, the gradebook checked against the records, generate_feedback (hidden tests removed) and export. A
 ## convenience: in any course `python -m autograder install-nbgrader` set up, plain nbgrader does the same.

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 KEY = "autograder"
-FORMER_KEYS = ("week7",)
+FORMER_KEYS = ("week7",)  # legacy: the key while the engine served week 7 alone, still read (never written)
 
 
 def cell_meta(cell: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -45,7 +45,9 @@ from types import ModuleType
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 ASSIGNMENT_VARIABLE = "AUTOGRADER_ASSIGNMENT"
-DEFAULT_ASSIGNMENT = "solutions.week7_attention"  # week 7, the only assignment so far
+# The package graded when $AUTOGRADER_ASSIGNMENT is unset: week 7's, the assignment the engine was written for,
+# so that every command and course set up before the plug-ins works unchanged (tests/test_imports.py allows it).
+DEFAULT_ASSIGNMENT = "solutions.week7_attention"
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,10 @@ class Assignment:
     ``Check`` and ``follow_the_cause``, ``core.record``); empty: failed checks keep their static hints."""
     release: str = ""
     """Dotted name of the module whose ``build_course(...)`` builds the nbgrader course (``make release``)."""
+    kernel: str = ""
+    """The Jupyter kernel spec nbgrader runs this assignment's notebooks in (the nbgrader flow's isolated kernel;
+    letters, digits, ``.``, ``_``, ``-``). Empty: ``<name>-isolated`` (lower-case, other characters as ``-``). A course's
+    gradebook records it per notebook, so an assignment keeps the name it was first released with."""
     hidden: tuple[str, ...] = ()
     """Code never in a worker's memory or view (folders or files): the suites, the reference, the
     diagnosis. The template's guard refuses to fork a worker from a process holding any of it."""

@@ -33,7 +33,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from autograder import PARTS, notebook_meta
 from autograder.assignment import NAME, course_notebook
-from autograder.flows.nbgrader import KERNEL_NAME, course as nc, feedback as fb, preprocessors as pp
+from autograder.flows.nbgrader import CURRENT, course as nc, feedback as fb, preprocessors as pp
 from autograder.flows.nbgrader.record import load_record
 from flows.nbgrader_course import ORDINARY, instructor_course, nbgrader, services, shell_env, submit_ordinary, \
     without_our_lines
@@ -70,7 +70,7 @@ def ours(pids):
     named = {pid: (cmd.decode(errors="replace") if isinstance(cmd, bytes) else str(cmd)).replace("\0", " ")
              for pid, (_, cmd, _) in pids.items()}
     return {pid: cmd for pid, cmd in named.items()
-            if SLEEP in cmd or "autograder.flows.nbgrader.kernel" in cmd or KERNEL_NAME in cmd}
+            if SLEEP in cmd or "autograder.flows.nbgrader.kernel" in cmd or CURRENT.kernel in cmd}
 
 
 def notebook_path(course_dir, kind, student):
@@ -238,11 +238,11 @@ def test_submissions_score_as_designed(graded_course):
 
 
 def test_the_kernel_ran_no_code(graded_course):
-    """nbgrader ran kernel week7-isolated (its language_info), and each test cell's value is the record's."""
+    """nbgrader ran the isolated kernel (its language_info), and each test cell's value is the record's."""
     from autograder.flows.nbgrader.kernel import IsolatedKernel
     nb = nbformat.read(notebook_path(graded_course["path"], "autograded", "mask_diag"), as_version=4)
     assert nb.metadata.language_info == IsolatedKernel.language_info
-    assert nb.metadata.kernelspec.name == KERNEL_NAME  # the gradebook's (preprocessors.IsolatedKernelspec)
+    assert nb.metadata.kernelspec.name == CURRENT.kernel  # the gradebook's (preprocessors.IsolatedKernelspec)
     record = load_record(graded_course["path"], "mask_diag")
     for cell in nb.cells:
         part = nc.part_of(cell.metadata.get("nbgrader", {}).get("grade_id"))
@@ -258,7 +258,7 @@ def test_students_get_their_own_kernel_in_the_release(graded_course):
     assert released.metadata.kernelspec.name == "python3"
     with sqlite3.connect(graded_course["path"] / "gradebook.db") as db:
         spec = db.execute("SELECT kernelspec FROM notebook WHERE name = ?", (ASSIGNMENT,)).fetchone()[0]
-    assert json.loads(spec)["name"] == KERNEL_NAME
+    assert json.loads(spec)["name"] == CURRENT.kernel
 
 
 def test_deleted_test_cell_is_restored(graded_course):
@@ -324,7 +324,7 @@ def test_the_other_assignment_is_graded_as_nbgrader_alone_would(graded_course):
         assert _plain(nbs["ours"]) == _plain(nbs["stock"]), student
         shown = "".join(o.get("text", "") for c in nbs["ours"].cells for o in c.get("outputs", []))
         if student == "alice":
-            assert "kernel ZMQInteractiveShell" in shown  # an IPython kernel ran it: not week7-isolated
+            assert "kernel ZMQInteractiveShell" in shown  # an IPython kernel ran it: not the isolated one
         pages = {k: (c / "feedback" / student / ORDINARY / f"{ORDINARY}.html").read_text() for k, c in courses.items()}
         assert pages["ours"] == pages["stock"], student
         assert "week7" not in pages["ours"]
@@ -599,7 +599,7 @@ def test_a_course_that_lost_the_config_lines_runs_no_student_code(graded_course,
     for student, r in (("vandal", run), ("blank", again)):
         assert r.returncode == 0, r.stderr[-3000:]
         autograded = nbformat.read(notebook_path(course, "autograded", student), as_version=4)
-        assert autograded.metadata.kernelspec.name == KERNEL_NAME
+        assert autograded.metadata.kernelspec.name == CURRENT.kernel
         errors = [o.evalue for c in autograded.cells for o in c.get("outputs", []) if o.output_type == "error"]
         assert any("not of the submitted notebook" in e or "no sandboxed grade" in e for e in errors), errors[:3]
         assert sum(s or 0 for s in _book(course, student).values()) == 0

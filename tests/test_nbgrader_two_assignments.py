@@ -17,6 +17,7 @@ import shutil
 import sqlite3
 import subprocess
 import time
+from dataclasses import replace
 
 import nbformat
 import pytest
@@ -54,7 +55,7 @@ def _week6(kind, released, source):
             "(ids[:-1], ids[1:]), torch.ones", "(ids[1:], ids[:-1]), torch.ones")})
     nb = filled(released, source)
     if kind == "claims_week7":  # what a student can change: the notebook's metadata; nothing reads it to choose
-        nb.metadata["kernelspec"] = {"display_name": "week7", "language": "python", "name": kernel_name(WEEK7.name)}
+        nb.metadata["kernelspec"] = {"display_name": "week7", "language": "python", "name": WEEK7.kernel}
         nb.metadata["nbgrader"] = {"assignment": WEEK7.name, "package": DEFAULT_ASSIGNMENT}
         nb.metadata["week7"] = {"assignment": WEEK7.name}
     return nb
@@ -186,6 +187,16 @@ def test_week6_ran_sandboxed(course):
 def test_week6_feedback_has_no_hidden_tests(course):
     page = (course["path"] / "feedback" / "cy" / WEEK6.name / f"{WEEK6.name}.html").read_text()
     assert "Part bigram:" in page and "BEGIN HIDDEN TESTS" not in page and "grade_part" not in page
+
+
+def test_the_kernel_is_the_one_the_package_declares_else_derived():
+    """Week 7 declares its kernel's name of before the plug-ins (plugin_api.Assignment.kernel: gradebooks record it);
+    week 6 declares none and gets `<name>-isolated`; a declared name that Jupyter would refuse is an error."""
+    assert (WEEK7.facts.kernel, WEEK7.kernel) == ("week7-isolated", "week7-isolated")
+    assert (WEEK6.facts.kernel, WEEK6.kernel) == ("", "week6-bigram-isolated")
+    assert kernel_name(replace(WEEK6.facts, kernel="course-b.week6_isolated")) == "course-b.week6_isolated"
+    with pytest.raises(ValueError, match="not a Jupyter kernel name"):
+        kernel_name(replace(WEEK6.facts, kernel="week 6/isolated"))
 
 
 def test_week7_is_graded_as_before(course):

@@ -163,6 +163,13 @@ def test_shard_option_and_shares():
             batch_shard.parse(bad)
 
 
+def test_the_secrets_fingerprint_is_what_it_was():
+    # FINGERPRINT_SALT is a legacy name (b"week7 shard manifest\0", of the time the engine served week 7 alone), kept
+    # byte for byte: a manifest or an nbgrader record written then names its secret by this very fingerprint.
+    assert batch_shard.FINGERPRINT_SALT == b"week7 shard manifest\0"
+    assert batch_shard.fingerprint(b"the secret of a course set up in 2026") == "47452f3f857696cf"
+
+
 def test_grade_all_refuses_a_bad_shard_and_lms_in_a_shard(tmp_path):
     (tmp_path / "subs").mkdir()
     code, _, stderr = finished(grade_all(tmp_path / "subs", "--shard", "0/3", "--out", tmp_path / "g.csv"))

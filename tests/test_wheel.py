@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from tests.wheel_env import PIP_ENV, readme, readme_lines, run
 
 pytestmark = pytest.mark.slow
 SCRIPT = "autograder"
+# The distribution (pyproject.toml): its wheel and its .dist-info are named <DIST with _>-<version>.
+DIST = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
 
 
 def loot_notebook(solution, path, secret):
@@ -92,6 +95,7 @@ def grader(environments, *args, check=True):
 # ---- what the dists carry -------------------------------------------------------------------------------------
 
 def test_the_wheel_carries_what_the_grader_reads(dists):
+    assert Path(dists[0]).name.startswith(f"{DIST.replace('-', '_')}-"), dists[0]  # docs/install.md names the file
     with zipfile.ZipFile(dists[0]) as archive:
         names = set(archive.namelist())
         entry_points = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/entry_points.txt"))
@@ -243,7 +247,7 @@ def test_pip_installs_the_sdist_and_it_grades(environments, dists, class_folder)
                     cwd=work).stdout.strip())
 
     def record():
-        info, = site.glob("week7_autograder-*.dist-info")
+        info, = site.glob(f"{DIST.replace('-', '_')}-*.dist-info")
         return sorted(line.split(",")[:2] for line in (info / "RECORD").read_text().splitlines()
                       if ".dist-info/" not in line and "__pycache__" not in line)
 

@@ -7,7 +7,7 @@
 The committed generated files: the student notebook (assignments/) and the student-CI template's
 parts.json (functions, points and public checks per part; solutions/release/student_ci.py).
 
-From an installed package (`week7-grader release`) the course goes to the working directory's build/,
+From an installed package (`autograder release`) the course goes to the working directory's build/,
 and the student notebook the package ships is checked against the sources (there is no checkout to
 update, and no student-CI template).
 """
@@ -58,21 +58,21 @@ def build_course(course=COURSE, own_config=True, step=lambda name: None):
 
     ``own_config``: write this package's nbgrader_config.py (build/course: it grades week 7 and week 6 in the
     sandbox, each by its package; any other current assignment gets its two lines added) and install the current
-    assignment's isolated kernel spec if missing (week 7's: `make install`); False for an instructor's course, whose config install-nbgrader has
+    assignment's isolated kernel spec if missing (`make install` installs the default one's); False for an instructor's course, whose config install-nbgrader has
     completed. ``step(name)`` is called as each step starts. Every assignment goes into the same course folder."""
     step("instructor notebook")
     points = part_points()
     source = course_notebook(course)
     write(build_source_notebook(points), source)
     if own_config:
-        from autograder.flows.nbgrader import CURRENT, KERNEL_NAME
+        from autograder.flows.nbgrader import CURRENT
         from autograder.flows.nbgrader.install import add_config
         from autograder.flows.nbgrader.kernelspec import install_kernel, kernel_spec_path
 
         refresh_config(course)
         add_config(course, CURRENT)  # already there for week 7 and week 6
-        if CURRENT.kernel != KERNEL_NAME and not kernel_spec_path(kernel=CURRENT.kernel).exists():
-            install_kernel(kernel=CURRENT.kernel)  # week 7's: `make install`, as before
+        if not kernel_spec_path(kernel=CURRENT.kernel).exists():  # the default assignment's: `make install`'s
+            install_kernel(kernel=CURRENT.kernel)
     step("nbgrader generate_assignment")
     run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
                          cwd=course, capture_output=True, text=True, env=venv_env())

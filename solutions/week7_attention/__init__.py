@@ -25,7 +25,7 @@ system Python, before PyTorch is installed.
 """
 from autograder.plugin_api import Assignment
 
-from .assignment import NAME, PARTS, USES
+from .assignment import KERNEL, NAME, PARTS, USES
 
 _HERE = "solutions/week7_attention"
 
@@ -43,6 +43,7 @@ ASSIGNMENT = Assignment(
     facts=f"{_HERE}/assignment.py",
     diagnosis=f"{__name__}.diagnosis",
     release="solutions.release.__main__",
+    kernel=KERNEL,
     hidden=(f"{_HERE}/suites", "solutions/reference"),
     lab_code=("solutions/lab",),
     # What the grader reads at grading time besides the engine: the solutions package's own small

@@ -1,4 +1,5 @@
-"""Week 7's facts, each written once: the name, the parts and their graded functions, which calls which.
+"""Week 7's facts, each written once: the name, the nbgrader kernel, the parts and their graded functions, which
+calls which.
 
 Everything else reads them through the engine's ``autograder.assignment`` (which finds this
 package by the discovery rule of ``autograder/plugin_api.py``). Not here, because they have one
@@ -9,6 +10,11 @@ Standard library only: the Makefile and the sandbox import it before (or without
 tests/test_single_source.py fails when a second definition of any of these facts appears elsewhere.
 """
 NAME = "week7_attention"
+
+# The Jupyter kernel nbgrader runs this notebook in (the isolated kernel, autograder/flows/nbgrader/kernel.py): its
+# name from before assignments were plug-ins, not the derived `week7-attention-isolated`. Courses' gradebooks
+# record it per notebook, so it stays.
+KERNEL = "week7-isolated"
 
 # Graded function names per part, parts in notebook order. The part ids are the ones used by
 # pytest markers, results.json tags, grades.csv columns and `make test-part PART=...`.

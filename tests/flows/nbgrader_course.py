@@ -97,12 +97,12 @@ def submit_ordinary(course: Path) -> None:
 
 def without_our_lines(course: Path) -> None:
     """The course's nbgrader_config.py as it was before the install step."""
-    from autograder.flows.nbgrader.install import CONFIG_LINES
+    from autograder.flows.nbgrader.install import config_lines
 
     config = course / "nbgrader_config.py"
-    text = config.read_text()
-    assert CONFIG_LINES in text
-    config.write_text(text.replace(CONFIG_LINES, ""))
+    text, lines = config.read_text(), config_lines()
+    assert lines in text
+    config.write_text(text.replace(lines, ""))
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@
   service.py        the course's grading service: a warm Grader behind a private Unix socket (address.py)
   client.py         how nbgrader's process reaches it (and starts it)
   record.py         a submission's bytes and its sandboxed grade, kept in COURSE/isolated/<student>/
-  kernel.py         the Jupyter kernel nbgrader runs for this notebook (`week7-isolated`): it runs no
+  kernel.py         the Jupyter kernel nbgrader runs for this notebook (``kernel_name``): it runs no
                     code, it answers each test cell with the recorded part score (kernelspec.py)
   course.py         `make nbgrader-autograde`: nbgrader autograde with a progress bar, the gradebook
                     checked against the records, generate_feedback, export (a convenience)
@@ -25,10 +25,11 @@ instructor's file): `grade_in_sandbox(c)` is the assignment of the discovery rul
 instructor's $AUTOGRADER_ASSIGNMENT says otherwise), `grade_in_sandbox(c, "solutions.week6_bigram")` another
 (install-nbgrader writes it). ``REGISTERED`` maps nbgrader assignment names (the package's Assignment.name,
 which is the nbgrader folder) to them; nothing a student submits is read to choose it: nbgrader names the
-assignment by its folder and its command line. Each assignment has its own kernel spec, records folder and
-grading service (a process that loaded that package alone: ``autograder.assignment`` is once per process).
-The default assignment keeps the names the flow had while it served week 7 alone (`week7-isolated`,
-COURSE/isolated/, logs/grading-service.log), so a course set up then works unchanged.
+assignment by its folder and its command line. Each assignment has its own kernel spec (the one its package
+declares, plugin_api.Assignment.kernel, else `<name>-isolated`), records folder and grading service (a process
+that loaded that package alone: ``autograder.assignment`` is once per process). The default assignment keeps the
+records and log names the flow had while it served one assignment alone (COURSE/isolated/,
+logs/grading-service.log), and week 7 declares its kernel's name of then, so a course set up then works unchanged.
 
 This module stays light (no nbgrader, no torch): the kernel imports it.
 """
@@ -41,7 +42,6 @@ from ...assignment import ASSIGNMENT as _CURRENT, NAME, PART_IDS as PARTS
 from ...plugin_api import DEFAULT_ASSIGNMENT, Assignment, load
 
 ASSIGNMENT = NAME  # the current assignment's (discovery rule): `make nbgrader-autograde`, crosscheck, hand scores
-KERNEL_NAME = "week7-isolated"  # the default assignment's kernel (its name from before issue 29)
 RECORDS = "isolated"  # COURSE/isolated/<student>/{submitted.ipynb,record.json}: never shown to students
 BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 # The hook line solutions/release/build.py writes into each test cell (inside the hidden region).
@@ -50,13 +50,19 @@ HOOK = re.compile(r"^grade_part\((['\"])(\w+)\1, globals\(\)\)\s*$", re.M)
 
 @cache
 def default_name() -> str:
-    """The default assignment's name (week 7's): the one whose kernel, records and log keep their old names."""
+    """The default assignment's name (week 7's): the one whose records and log keep their old names."""
     return _CURRENT.name if _CURRENT.package == DEFAULT_ASSIGNMENT else load(DEFAULT_ASSIGNMENT).name
 
 
-def kernel_name(name: str) -> str:
-    """The isolated kernel spec of nbgrader assignment ``name`` (Jupyter allows letters, digits, `.-` only)."""
-    return KERNEL_NAME if name == default_name() else re.sub(r"[^a-z0-9.-]", "-", name.lower()) + "-isolated"
+KERNEL = re.compile(r"[a-z0-9._-]+", re.I)  # what Jupyter allows in a kernel spec's name
+
+
+def kernel_name(facts: Assignment) -> str:
+    """The isolated kernel spec of an assignment: the one its package declares, else `<name>-isolated`."""
+    name = facts.kernel or re.sub(r"[^a-z0-9.-]", "-", facts.name.lower()) + "-isolated"
+    if not KERNEL.fullmatch(name):
+        raise ValueError(f"{facts.package}: kernel {name!r} is not a Jupyter kernel name (letters, digits, '.-_')")
+    return name
 
 
 def records_folder(name: str) -> str:
@@ -84,7 +90,7 @@ class Graded:
 
     @property
     def kernel(self) -> str:
-        return kernel_name(self.name)
+        return kernel_name(self.facts)
 
     @property
     def records(self) -> str:

@@ -90,7 +90,7 @@ class FeedbackTitles(FeedbackPreprocessor):
 
 
 FEEDBACK_CSS = """
-/* week7: long lines wrap instead of running off the page */
+/* autograder: long lines wrap instead of running off the page */
 div.output_area pre, div.output_text pre, div.output_subarea pre, div.input_area pre, .highlight pre {
   white-space: pre-wrap;
   word-wrap: break-word;

@@ -1,6 +1,6 @@
 """python -m autograder install-nbgrader COURSE_DIR: put this assignment into an nbgrader course, once.
 
-After it, the ordinary nbgrader commands grade week7_attention in the sandbox, with nothing
+After it, the ordinary nbgrader commands grade the assignment in the sandbox, with nothing
 run before them: `nbgrader autograde week7_attention` (`--student`, `--force`), the
 formgrader's Autograde button, `generate_feedback`, `export`, manual grading in the
 formgrader. Every other assignment of the course stays nbgrader's own. It
@@ -8,7 +8,7 @@ formgrader. Every other assignment of the course stays nbgrader's own. It
 1. adds two lines at the end of COURSE/nbgrader_config.py (created if missing; nothing
    else of the course's configuration changes): they load config.py, whose preprocessors
    act on this assignment's notebooks only;
-2. installs the Jupyter kernel `week7-isolated` into this venv (kernelspec.py);
+2. installs the assignment's isolated Jupyter kernel (week 7's: `week7-isolated`) into this venv (kernelspec.py);
 3. writes the instructor notebook to COURSE/source/week7_attention/ and runs the real
    `nbgrader generate_assignment week7_attention` (the gradebook learns the assignment; its
    release/ copy is what students get), then checks that the gradebook runs this notebook
@@ -35,19 +35,16 @@ from ...engine.output_file import write_atomic
 from . import CURRENT, Graded, default_name
 from .course import loads_our_config
 
-CONFIG_LINES = (
-    "\n# week7_attention is graded in the sandbox by the plain nbgrader commands; every other assignment of this\n"
-    "# course is graded as nbgrader alone would (python -m autograder install-nbgrader; keep these lines last).\n"
-    "from autograder.flows.nbgrader.config import grade_in_sandbox  # noqa: E402\n"
-    "grade_in_sandbox(c)\n")
-
-
-
 
 def config_lines(assignment: Graded = CURRENT) -> str:
-    """The lines for ``assignment``: CONFIG_LINES for the default one, else lines naming its package."""
+    """The lines for ``assignment``: for the default one the bare line (the same text as ever), else a line naming
+    its package."""
     if assignment.name == default_name():
-        return CONFIG_LINES
+        return (f"\n# {assignment.name} is graded in the sandbox by the plain nbgrader commands; every other "
+                "assignment of this\n# course is graded as nbgrader alone would (python -m autograder "
+                "install-nbgrader; keep these lines last).\n"
+                "from autograder.flows.nbgrader.config import grade_in_sandbox  # noqa: E402\n"
+                "grade_in_sandbox(c)\n")
     return (f"\n# {assignment.name} is graded in the sandbox by the plain nbgrader commands, by the assignment "
             f"package\n# {assignment.package} (AUTOGRADER_ASSIGNMENT={assignment.package} python -m autograder "
             "install-nbgrader; keep these lines last).\n"

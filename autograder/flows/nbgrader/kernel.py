@@ -1,4 +1,4 @@
-"""The Jupyter kernel nbgrader runs for this assignment (kernel spec `week7-isolated`): it runs no code.
+"""The Jupyter kernel nbgrader runs for an assignment graded in the sandbox: it runs no code.
 
 By the time nbgrader sends it the first cell, the course's grading service has graded the
 submission in the sandbox (preprocessors.SandboxGrade asked, IsolatedExecute waited) and kept
@@ -37,7 +37,6 @@ from typing import Any
 from ipykernel.kernelbase import Kernel
 
 from . import hooked_part
-from .kernelspec import DISPLAY_NAME
 from .record import Unreadable, load_record, read_submission, sendable, sha256
 
 
@@ -59,13 +58,13 @@ def submitted_digest(course: Path, student: str, notebook_mib: int, name: str) -
 
 
 class IsolatedKernel(Kernel):
-    implementation = "week7-isolated"
+    implementation = "autograder-isolated"  # the program every assignment's isolated kernel spec runs
     implementation_version = "1"
     language = "python"
     language_version = "3"
     language_info = {"name": "python", "mimetype": "text/x-python", "file_extension": ".py",
                      "codemirror_mode": {"name": "ipython", "version": 3}, "pygments_lexer": "ipython3"}
-    banner = DISPLAY_NAME
+    banner = "isolated grades (runs no code)"
 
     problem: str  # why the test cells get no grade ("" when they do)
     record: dict[str, Any] | None  # the student's record.json, read at the first cell

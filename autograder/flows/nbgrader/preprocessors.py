@@ -7,7 +7,7 @@ autograded as nbgrader alone would. For one of ours, everything (its kernel, its
 its records) is that assignment's, found by the name nbgrader gives the notebook's assignment.
 
   generate_assignment
-    IsolatedKernelspec   (before SaveCells) the gradebook records the isolated kernel (`week7-isolated`) for it
+    IsolatedKernelspec   (before SaveCells) the gradebook records the assignment's isolated kernel for it
     StudentKernelspec    (after SaveCells) ... while the released copy keeps the student's `python3`
   autograde, sanitize
     RestoreCellMetadata  (first) every cell's nbgrader metadata from the instructor notebook
@@ -16,7 +16,7 @@ its records) is that assignment's, found by the name nbgrader gives the notebook
     RestoreDeletedCells  OverwriteCells: a deleted test cell comes back (nbgrader 0.9.6's own crashes
                          here); an untouched test cell is restored without a "checksum has changed" warning
   autograde
-    IsolatedExecute      nbgrader's Execute; this notebook only ever in kernel `week7-isolated`, which
+    IsolatedExecute      nbgrader's Execute; this notebook only ever in that isolated kernel, which
                          starts while the service grades; the grade is waited for before the first
                          cell (the file must still be what was graded), and the progress logged
     IsolatedIgnorePattern  IgnorePattern, on for this notebook (any stderr would zero a test cell)
@@ -53,7 +53,7 @@ STUDENT_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": 
 
 
 def isolated_kernelspec(kernel: str) -> dict[str, str]:
-    """What the isolated kernel spec ``kernel`` (`week7-isolated`, ...) calls itself (kernelspec.py installs it)."""
+    """What the isolated kernel spec ``kernel`` calls itself (kernelspec.py installs it)."""
     return {"display_name": display_name(kernel), "language": "python", "name": kernel}
 
 
@@ -74,7 +74,7 @@ def course_of(resources: dict[str, Any]) -> str:
 
 # ---- generate_assignment -------------------------------------------------------------------------
 class IsolatedKernelspec(NbGraderPreprocessor):  # type: ignore[misc]  # nbgrader: not annotated
-    """Before SaveCells: the gradebook keeps the assignment's isolated kernel (`week7-isolated`) as the notebook's.
+    """Before SaveCells: the gradebook keeps the assignment's isolated kernel (Graded.kernel) as the notebook's.
 
     nbgrader's OverwriteKernelspec gives every submission the gradebook's kernelspec at
     autograde time, and plain nbgrader runs a notebook in its kernelspec's kernel. So even
@@ -246,8 +246,8 @@ class RestoreDeletedCells(OverwriteCells):  # type: ignore[misc]  # nbgrader: no
     """
 
     def preprocess(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
-        self.week7 = bool(ours(resources))
-        if self.week7:
+        self.sandboxed = bool(ours(resources))
+        if self.sandboxed:
             self.add_missing_cells = True  # for this assignment only; the course's setting stays for the others
         return cast(Processed, super().preprocess(nb, resources))
 
@@ -258,7 +258,7 @@ class RestoreDeletedCells(OverwriteCells):  # type: ignore[misc]  # nbgrader: no
         cell that is exactly its released version gets the instructor's source first, silently;
         a cell the student really changed is still reported and restored by nbgrader."""
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id is not None and getattr(self, "week7", True):
+        if grade_id is not None and getattr(self, "sandboxed", True):
             try:
                 source = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
             except Exception:  # noqa: BLE001 - MissingEntry (or any gradebook trouble): nbgrader's own handling below
@@ -269,7 +269,7 @@ class RestoreDeletedCells(OverwriteCells):  # type: ignore[misc]  # nbgrader: no
         return cast(Processed, super().preprocess_cell(cell, resources, index))
 
     def add_missing_grade_cells(self, nb: NotebookNode, resources: dict[str, Any]) -> Processed:
-        if not getattr(self, "week7", True):
+        if not getattr(self, "sandboxed", True):
             return cast(Processed, super().add_missing_grade_cells(nb, resources))
         source = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
         cells = {c.name: c for c in source.source_cells}
@@ -297,7 +297,7 @@ def released_source(source: str, cell_type: str = "code") -> str:
 
 # ---- autograde -------------------------------------------------------------------------------------
 class IsolatedExecute(Execute):  # type: ignore[misc]  # nbgrader: not annotated
-    """nbgrader's Execute; our assignments' notebooks run only in their isolated kernel (`week7-isolated` ...),
+    """nbgrader's Execute; our assignments' notebooks run only in their isolated kernel (Graded.kernel),
     which runs no code.
 
     Other notebooks run as nbgrader runs them (their kernelspec, the course's settings).
@@ -308,7 +308,7 @@ class IsolatedExecute(Execute):  # type: ignore[misc]  # nbgrader: not annotated
     def preprocess(self, nb: NotebookNode, resources: dict[str, Any] | None = None,
                    km: "KernelManager | None" = None) -> Processed:
         assignment = ours(resources)
-        self.week7 = assignment.kernel if assignment else None  # the kernel it must run in
+        self.isolated_kernel = assignment.kernel if assignment else None  # the kernel it must run in
         # (resources are there whenever ours() found the assignment in them)
         self.waiting = assignment is not None and resources is not None and (
             course_of(resources), assignment.name, resources["nbgrader"]["student"]) in ASKED
@@ -322,7 +322,7 @@ class IsolatedExecute(Execute):  # type: ignore[misc]  # nbgrader: not annotated
 
     def create_kernel_manager(self) -> "KernelManager":
         # Here, not in preprocess: nbclient re-initialises its settings when preprocess starts.
-        kernel = getattr(self, "week7", None)
+        kernel = getattr(self, "isolated_kernel", None)
         if kernel:
             self.kernel_name = kernel
             self.timeout = 60  # the kernel answers from the record at once; silence is a fault (the cell scores 0)
