@@ -182,8 +182,9 @@ class Served(Protocol):
 
     def build_module(self, spec: Any) -> Any:
         """What the function receives for a module the grader describes as data (``sandbox.wire.values.ModuleSpec``:
-        kind, config, state_dict, training), built in the worker from PyTorch alone (week 7: the multihead
-        check's nn.MultiheadAttention). Raises ValueError for a kind the assignment does not hand out."""
+        kind, config, state_dict, training), built in the worker from PyTorch alone. No shipped assignment hands one
+        now (week 7's multihead function gets a layer's parameters as plain tensors): both raise ValueError, as
+        should any assignment for a kind it does not hand out."""
 
     def model_server(self, limits: Any, seconds: float) -> ModelServer:
         """A server for one call's models, bounded by ``limits`` (the submission's settings.Limits: tokens a pass

@@ -166,13 +166,18 @@ def _mha(width=12, heads=3, seed=3):
     return module.eval()
 
 
+def _params(module):
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+
 def test_multihead_entries_against_pytorch():
     x = torch.randn(2, 5, 12, generator=g(6))
     causal = _pytorch_blocked(5)
     with torch.no_grad():
         mha = _mha()
+        params = _params(mha)
         _, averaged = mha(x, x, x, attn_mask=causal, average_attn_weights=True)
-        close(ENTRY["mha_weights_averaged"](x, mha, causal)[1], averaged)
+        close(ENTRY["mha_weights_averaged"](x, params, 3, causal)[1], averaged)
         rows = [*range(12, 24), *range(12), *range(24, 36)]  # keys first, then queries
 
         def swap(m):
@@ -185,14 +190,14 @@ def test_multihead_entries_against_pytorch():
             twin = _mha()
             edit(twin)
             expected, expected_w = twin(x, x, x, attn_mask=causal, average_attn_weights=False)
-            out, weights = ENTRY[entry](x, mha, causal)
+            out, weights = ENTRY[entry](x, params, 3, causal)
             close(out, expected, atol=3e-5)
             close(weights, expected_w, atol=3e-5)
         identity = _mha()
         identity.out_proj.weight.copy_(torch.eye(12))
         identity.out_proj.bias.zero_()
         expected, _ = identity(x, x, x, attn_mask=causal)
-        close(ENTRY["mha_no_out_proj"](x, mha, causal)[0], expected, atol=3e-5)
+        close(ENTRY["mha_no_out_proj"](x, params, 3, causal)[0], expected, atol=3e-5)
     heads = torch.arange(2 * 3 * 5 * 4.0).reshape(2, 3, 5, 4)
     assert torch.equal(ENTRY["merge_mean_over_heads"](heads), heads.mean(1))
     x = torch.arange(2 * 5 * 12.0).reshape(2, 5, 12)
@@ -303,14 +308,35 @@ def test_history_rules_causes_out():
 
 def test_upstream_mistake_is_named_in_the_layer():
     x = torch.randn(2, 5, 12, generator=g(11))
-    mha = _mha()
-    from autograder.sandbox.wire.values import ModuleSpec
-    spec = ModuleSpec("mha", {"embed_dim": 12, "num_heads": 3}, mha.state_dict())
-    wrong = ENTRY["mha_with_read_no_sqrt"](x, mha, None)
-    call = _answered(_call("multi_head_self_attention", x, spec, None), tuple(t.detach() for t in wrong))
+    params = _params(_mha())
+    wrong = ENTRY["mha_with_read_no_sqrt"](x, params, 3, None)
+    call = _answered(_call("multi_head_self_attention", x, params, 3, None), tuple(t.detach() for t in wrong))
     text, found = Diagnoser().diagnose([call], "multihead")
     assert found.family.id == "attention_no_sqrt_dk"
     assert text.startswith("in `attention_read` (Part 1: Reading with attention; fix it first)")
+
+
+def test_params_are_copied_and_keyed_by_content():
+    """multi_head_self_attention's params (a dict of tensors): recorded as a copy, replayed on fresh copies, and
+    two calls with equal params share a cache key while different params do not."""
+    from solutions.week7_attention.diagnosis.core import call_key, record, run
+    x = torch.randn(2, 5, 12, generator=g(12))
+    params = _params(_mha())
+    call = record("multi_head_self_attention", (x, params, 3, None), {})
+    assert call.args[1] is not params and torch.equal(call.args[1]["in_proj_weight"], params["in_proj_weight"])
+    params["in_proj_weight"].zero_()  # the caller's dict changing later changes nothing recorded
+    assert call.args[1]["in_proj_weight"].abs().sum() > 0
+
+    def vandal(x, params, heads, blocked=None):
+        params["out_proj.bias"].add_(1.0)
+        return ref.multi_head_self_attention(x, params, heads, blocked)
+
+    run(vandal, call)
+    run(vandal, call)
+    torch.testing.assert_close(call.args[1]["out_proj.bias"], _params(_mha())["out_proj.bias"])
+    twin = record("multi_head_self_attention", (x, _params(_mha()), 3, None), {})
+    other = record("multi_head_self_attention", (x, _params(_mha(seed=4)), 3, None), {})
+    assert call_key(call) == call_key(twin) is not None and call_key(other) != call_key(call)
 
 
 def test_feedback_shows_the_cause_at_level_hints_only():
@@ -379,7 +405,7 @@ CAUSE_PHRASES = {
     "x.view(N, H, T, Dh) mixes positions": ("split_",),
     "then swap the T and H dims": ("split_",),
     "transpose(1, 2) back to (N, T, H, Dh)": ("merge_",),
-    "Finish with merge_heads and then mha.out_proj": ("mha_no_out_proj", "merge_"),
+    "Finish with merge_heads and then the output projection": ("mha_no_out_proj", "merge_"),
     "Return the per-head weights": ("heads_averaged",),
     "True means blocked for nn.MultiheadAttention": ("mask_", "padding_", "sdpa_", "additive_inverted"),
     "reshape (not a transpose)": ("loss_",),

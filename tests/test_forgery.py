@@ -118,10 +118,12 @@ def batch(tmp_path_factory):
 
 
 def wrong_multihead():
-    """The solution with in_proj_bias forgotten: its feedback prints values of the probe module."""
+    """The solution with in_proj_bias forgotten: its feedback prints values of the probe layer."""
     nb = forgery.base_notebook()
     cell = nb.cells[forgery._position(nb, "multihead_solution")]
-    cell.source = cell.source.replace("+ mha.in_proj_bias  # (N, T, 3D)", "# in_proj_bias forgotten")
+    old = '+ params["in_proj_bias"]  # (N, T, 3D)'
+    assert cell.source.count(old) == 1, "the reference's in_proj line moved"
+    cell.source = cell.source.replace(old, "# in_proj_bias forgotten")
     return nb
 
 

@@ -138,10 +138,11 @@ def test_a_cause_replaces_the_static_hint():
 
 
 def test_hints_stay_when_nothing_upstream_fails():
-    layer = check("multihead", "multi_head_self_attention", hint="Finish with merge_heads and then mha.out_proj.")
+    layer = check("multihead", "multi_head_self_attention",
+                  hint="Finish with merge_heads and then the output projection.")
     passed = check("softmax_read", "attention_read", status="passed")
     assert hints.follow_the_cause([layer, passed], TITLES) == []
-    assert layer.result.hint == "Finish with merge_heads and then mha.out_proj."
+    assert layer.result.hint == "Finish with merge_heads and then the output projection."
 
 
 def test_unwritten_functions_keep_their_message():

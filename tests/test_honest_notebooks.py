@@ -87,7 +87,7 @@ def _mask_and_head_checks(ns: dict, g: torch.Generator) -> None:
         mha = nn.MultiheadAttention(16, 4, batch_first=True).to(dtype).eval()
         x = torch.randn(2, 7, 16, generator=g, dtype=dtype)
         for mask in (None, ns["causal_mask_blocked"](7)):
-            out, w = ns["multi_head_self_attention"](x, mha, mask)
+            out, w = ns["multi_head_self_attention"](x, mha.state_dict(), 4, mask)
             ref_out, ref_w = mha(x, x, x, attn_mask=mask, average_attn_weights=False)
             torch.testing.assert_close(out, ref_out)
             torch.testing.assert_close(w, ref_w)

@@ -1,10 +1,11 @@
 """Oracle-only notebooks (tests/corpus/oracle_only/): a function that only calls what it was handed scores nothing.
 
 Each case is the blank student notebook with one part's function implemented by calling the object the
-grader hands it, where that object could compute the function's own expected answer (issue 27 item 4:
-the nn.MultiheadAttention of multi_head_self_attention, 8 of 16 multihead points). Graded through the
-real `python -m autograder grade`; the part scores the case's POINTS (0) and the notebook as a whole
-nothing more.
+grader hands it, where that object could compute (or once could) the function's own expected answer
+(issue 27 item 4: multi_head_self_attention was handed the nn.MultiheadAttention it is compared with,
+8 of 16 multihead points; it now gets the layer's parameters, a dict of tensors, and the multihead cases
+try the same calls on that). Graded through the real `python -m autograder grade`; the part scores the
+case's POINTS (0) and the notebook as a whole nothing more.
 """
 import sys
 from pathlib import Path

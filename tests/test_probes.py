@@ -81,7 +81,7 @@ def test_a_recovered_probe_seed_gives_no_other():
     try:
         for draw in range(12):
             probes.use_submission(_base(f"oracle {draw}"))
-            module, _ = probes.mha_spec(12, 3, 15)
+            module = probes.mha_layer(12, 3, 15)
             if draw < 2:  # the attack itself works against the grader's probes: the seed comes back
                 assert seed_oracle.recover(module) == {probes.seed(15) & low}
             gaps.add((probes.seed(41) - probes.seed(15)) & low)

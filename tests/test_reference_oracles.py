@@ -41,20 +41,26 @@ def test_attention_read_matches_sdpa(temperature):
 
 
 @pytest.mark.multihead
-@pytest.mark.parametrize("masked", [False, True])
-def test_multi_head_self_attention_matches_module(masked):
-    torch.manual_seed(0)
-    mha = nn.MultiheadAttention(D, H, batch_first=True).double()
+@pytest.mark.parametrize("masked", [False, True], ids=["no mask", "causal mask"])
+@pytest.mark.parametrize("width, heads, length", [(8, 2, 5), (12, 3, 7), (16, 4, 1), (16, 16, 6), (10, 1, 4)])
+def test_multi_head_self_attention_matches_module(width, heads, length, masked):
+    """The reference, given only a layer's state_dict (plain tensors) and its head count, equals the layer itself."""
+    torch.manual_seed(width * 100 + heads * 10 + length)
+    mha = nn.MultiheadAttention(width, heads, batch_first=True).double()
     with torch.no_grad():
         mha.in_proj_bias.normal_()
         mha.out_proj.bias.normal_()
-    x = randn(N, T, D, seed=5)
-    blocked = ref.causal_mask_blocked(T) if masked else None
-    out, weights = ref.multi_head_self_attention(x, mha, blocked)
-    expected, expected_weights = mha(x, x, x, attn_mask=blocked, average_attn_weights=False)
+    params = {name: value.detach().clone() for name, value in mha.state_dict().items()}
+    assert sorted(params) == ["in_proj_bias", "in_proj_weight", "out_proj.bias", "out_proj.weight"]
+    x = randn(N, length, width, seed=5)
+    blocked = ref.causal_mask_blocked(length) if masked else None
+    out, weights = ref.multi_head_self_attention(x, params, heads, blocked)
+    with torch.no_grad():
+        expected, expected_weights = mha(x, x, x, attn_mask=blocked, average_attn_weights=False)
     torch.testing.assert_close(out, expected)
     torch.testing.assert_close(weights, expected_weights)
-    assert torch.equal(ref.merge_heads(ref.split_heads(x, H)), x)
+    assert weights.shape == (N, heads, length, length)
+    assert torch.equal(ref.merge_heads(ref.split_heads(x, heads)), x)
 
 
 @pytest.mark.masks

@@ -72,6 +72,19 @@ def test_non_finite_floats():
     assert math.isnan(back[0]) and back[1] == math.inf and back[2] == -math.inf
 
 
+def test_a_state_dict_crosses_as_a_plain_dict_of_tensors():
+    """week 7's multihead check sends an nn.MultiheadAttention's parameters this way (issue 27, item 4): the worker
+    gets a dict of str -> plain tensors with the same names and bits, nothing callable and no module."""
+    layer = torch.nn.MultiheadAttention(6, 2, batch_first=True)
+    state = layer.state_dict()  # an OrderedDict of detached tensors sharing the parameters' storage
+    back = roundtrip(state)
+    assert type(back) is dict and list(back) == list(state)
+    assert list(back) == ["in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"]
+    for name, value in state.items():
+        assert type(back[name]) is torch.Tensor and not back[name].requires_grad
+        assert torch.equal(back[name], value) and back[name].data_ptr() != value.data_ptr()
+
+
 def test_the_grader_side_records():
     spec = wire.ModuleSpec("mha", {"embed_dim": 4, "num_heads": 2}, {"w": torch.eye(4)}, training=True)
     remote = wire.RemoteModel(3, 0.2, {"embedding.weight": torch.arange(6.0).view(2, 3)}, [True, False, True])

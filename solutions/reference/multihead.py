@@ -21,26 +21,21 @@ def merge_heads(x):
     ### END SOLUTION
 
 
-def multi_head_self_attention(x, mha, blocked=None):
-    """Self-attention computed by hand with the weights of ``mha``.
+def multi_head_self_attention(x, params, heads, blocked=None):
+    """Multi-head self-attention computed by hand from a layer's parameters.
 
-    x: (N, T, D). mha: nn.MultiheadAttention(D, H, batch_first=True) with biases.
-    blocked: (T, T) bool, True = blocked (the attn_mask convention), or None.
-    Use mha.in_proj_weight (3D, D) and mha.in_proj_bias (3D,), stacked as
-    [queries; keys; values], then mha.out_proj, with split_heads / attention_read /
-    merge_heads.
+    x: (N, T, D). params: the state_dict of an nn.MultiheadAttention(D, heads, batch_first=True)
+    with biases: a dict of plain tensors "in_proj_weight" (3D, D), "in_proj_bias" (3D,),
+    "out_proj.weight" (D, D), "out_proj.bias" (D,). in_proj stacks the three input projections
+    as [queries; keys; values]. blocked: (T, T) bool, True = blocked, or None.
 
-    Returns (output (N, T, D), weights (N, H, T, T)), equal to
-    mha(x, x, x, attn_mask=blocked, average_attn_weights=False).
-
-    Do not call mha itself (mha(...) or mha.forward(...)): its output is the answer
-    this function is compared with, so while grading calling it raises an error and
-    earns nothing. Reading its weights is the point; mha.out_proj may be called.
+    Returns (output (N, T, D), weights (N, heads, T, T)), equal to
+    mha(x, x, x, attn_mask=blocked, average_attn_weights=False) for a layer holding params.
+    Compute it with split_heads, attention_read and merge_heads.
     """
     ### BEGIN SOLUTION
-    H = mha.num_heads
-    qkv = x @ mha.in_proj_weight.T + mha.in_proj_bias  # (N, T, 3D)
-    q, k, v = (split_heads(part, H) for part in qkv.chunk(3, dim=-1))  # each (N, H, T, Dh)
-    heads, weights = attention_read(q, k, v, blocked)  # (N, H, T, Dh), (N, H, T, T)
-    return mha.out_proj(merge_heads(heads)), weights  # (N, T, D), (N, H, T, T)
+    qkv = x @ params["in_proj_weight"].T + params["in_proj_bias"]  # (N, T, 3D)
+    q, k, v = (split_heads(part, heads) for part in qkv.chunk(3, dim=-1))  # each (N, H, T, Dh)
+    context, weights = attention_read(q, k, v, blocked)  # (N, H, T, Dh), (N, H, T, T)
+    return merge_heads(context) @ params["out_proj.weight"].T + params["out_proj.bias"], weights  # (N, T, D)
     ### END SOLUTION

@@ -97,9 +97,9 @@ def merge_heads(x):
     return x.permute(0, 2, 1, 3).contiguous().view(N, T, H * Dh)
 
 
-def multi_head_self_attention(x, mha, blocked=None):
-    D, H = x.shape[-1], mha.num_heads
-    W, b = mha.in_proj_weight, mha.in_proj_bias
+def multi_head_self_attention(x, params, heads, blocked=None):
+    D, H = x.shape[-1], heads
+    W, b = params["in_proj_weight"], params["in_proj_bias"]
     q, k, v = (split_heads(F.linear(x, W[i * D:(i + 1) * D], b[i * D:(i + 1) * D]), H) for i in range(3))
     outputs, weights = [], []
     for h in range(H):  # one head at a time
@@ -107,7 +107,44 @@ def multi_head_self_attention(x, mha, blocked=None):
         outputs.append(out)
         weights.append(w)
     merged = merge_heads(torch.stack(outputs, dim=1))
-    return F.linear(merged, mha.out_proj.weight, mha.out_proj.bias), torch.stack(weights, dim=1)
+    return F.linear(merged, params["out_proj.weight"], params["out_proj.bias"]), torch.stack(weights, dim=1)
+'''
+
+# PyTorch's own layer, given the parameters (issue 27's fresh-module and functional findings, on the signature that
+# hands plain tensors): a student's use of the library, as honest_notebooks.py's style (c) returns
+# nn.Transformer.generate_square_subsequent_mask from causal_mask_additive. The notebook asks for the layer by hand;
+# no check of values can tell, and nothing handed to the function computes the answer (tests/corpus/oracle_only/).
+MULTIHEAD_PYTORCH_LAYER = '''
+def split_heads(x, heads):
+    return x.unflatten(-1, (heads, -1)).movedim(2, 1)
+
+
+def merge_heads(x):
+    return x.movedim(1, 2).flatten(-2)
+
+
+def multi_head_self_attention(x, params, heads, blocked=None):
+    layer = nn.MultiheadAttention(x.size(-1), heads, batch_first=True)
+    layer.load_state_dict(params)
+    return layer(x, x, x, attn_mask=blocked, average_attn_weights=False)
+'''
+
+MULTIHEAD_FUNCTIONAL_LAYER = '''
+def split_heads(x, heads):
+    return torch.stack(x.tensor_split(heads, dim=-1), dim=1)
+
+
+def merge_heads(x):
+    return torch.cat(x.unbind(dim=1), dim=-1)
+
+
+def multi_head_self_attention(x, params, heads, blocked=None):
+    seq_first = x.transpose(0, 1)  # (T, N, D): the functional form is sequence-first
+    out, weights = F.multi_head_attention_forward(
+        seq_first, seq_first, seq_first, x.size(-1), heads, params["in_proj_weight"], params["in_proj_bias"],
+        None, None, False, 0.0, params["out_proj.weight"], params["out_proj.bias"], training=False,
+        attn_mask=blocked, average_attn_weights=False)
+    return out.transpose(0, 1), weights
 '''
 
 POSITIONS_LOOPS = '''
@@ -179,4 +216,8 @@ ALTERNATIVES = [
                 {"targets": TARGETS_GATHER, "leakage": LEAKAGE_CAT_RAISE}),
     Alternative("ones_triu_class_dim_pow", "torch.ones(...).triu masks, cross_entropy on (N, V, T), float32 pow",
                 {"masks": MASKS_ONES_TRIU, "targets": TARGETS_CLASS_DIM, "positions": POSITIONS_POW_STACK}),
+    Alternative("pytorch_layer_multihead", "unflatten/movedim heads; the layer by nn.MultiheadAttention loaded with "
+                "the parameters", {"multihead": MULTIHEAD_PYTORCH_LAYER}),
+    Alternative("functional_layer_multihead", "tensor_split/stack heads; the layer by F.multi_head_attention_forward "
+                "fed the parameters", {"multihead": MULTIHEAD_FUNCTIONAL_LAYER}),
 ]

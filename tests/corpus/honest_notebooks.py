@@ -74,13 +74,13 @@ def merge_heads(x):
     return x.transpose(1, 2).reshape(N, T, H * Dh)
 
 
-def multi_head_self_attention(x, mha, blocked=None):
-    H = mha.num_heads
-    qkv = torch.einsum("ntd,ed->nte", x, mha.in_proj_weight) + mha.in_proj_bias  # (N, T, 3D)
+def multi_head_self_attention(x, params, heads, blocked=None):
+    H = heads
+    qkv = torch.einsum("ntd,ed->nte", x, params["in_proj_weight"]) + params["in_proj_bias"]  # (N, T, 3D)
     q, k, v = qkv.chunk(3, dim=-1)
     out, weights = attention_read(split_heads(q, H), split_heads(k, H), split_heads(v, H), blocked)
     merged = merge_heads(out)
-    output = torch.einsum("nte,de->ntd", merged, mha.out_proj.weight) + mha.out_proj.bias
+    output = torch.einsum("nte,de->ntd", merged, params["out_proj.weight"]) + params["out_proj.bias"]
     return output, weights
 '''
 
@@ -193,13 +193,12 @@ def merge_heads(x):
     return x.transpose(1, 2).contiguous().view(N, T, H * Dh)
 
 
-def multi_head_self_attention(x, mha, blocked=None):
+def multi_head_self_attention(x, params, heads, blocked=None):
     D = x.size(-1)
-    H = mha.num_heads
-    proj = F.linear(x, mha.in_proj_weight, mha.in_proj_bias)     # (N, T, 3D)
+    proj = F.linear(x, params["in_proj_weight"], params["in_proj_bias"])     # (N, T, 3D)
     q, k, v = proj.split(D, dim=-1)
-    out, weights = attention_read(split_heads(q, H), split_heads(k, H), split_heads(v, H), blocked)
-    out = F.linear(merge_heads(out), mha.out_proj.weight, mha.out_proj.bias)
+    out, weights = attention_read(split_heads(q, heads), split_heads(k, heads), split_heads(v, heads), blocked)
+    out = F.linear(merge_heads(out), params["out_proj.weight"], params["out_proj.bias"])
     return out, weights
 '''
 
@@ -301,10 +300,10 @@ def merge_heads(x):
     return torch.cat(torch.unbind(x, dim=1), dim=-1)
 
 
-def multi_head_self_attention(x, mha, blocked=None):
-    H = mha.num_heads
-    w_q, w_k, w_v = mha.in_proj_weight.chunk(3, dim=0)
-    b_q, b_k, b_v = mha.in_proj_bias.chunk(3, dim=0)
+def multi_head_self_attention(x, params, heads, blocked=None):
+    H = heads
+    w_q, w_k, w_v = params["in_proj_weight"].chunk(3, dim=0)
+    b_q, b_k, b_v = params["in_proj_bias"].chunk(3, dim=0)
     q = split_heads(F.linear(x, w_q, b_q), H)
     k = split_heads(F.linear(x, w_k, b_k), H)
     v = split_heads(F.linear(x, w_v, b_v), H)
@@ -314,7 +313,7 @@ def multi_head_self_attention(x, mha, blocked=None):
         outputs.append(out_h)
         maps.append(weights_h)
     out = merge_heads(torch.stack(outputs, dim=1))
-    return mha.out_proj(out), torch.stack(maps, dim=1)
+    return F.linear(out, params["out_proj.weight"], params["out_proj.bias"]), torch.stack(maps, dim=1)
 '''
 
 POSITIONS_C = '''

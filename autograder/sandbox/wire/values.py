@@ -33,8 +33,9 @@ class WireError(Exception):
 @dataclass
 class ModuleSpec:
     """A torch module described as data; the worker builds it from PyTorch alone, through the assignment's
-    ``served.build_module`` (plugin_api.Served), which says what each kind is (week 7: "mha", an
-    nn.MultiheadAttention(**config, batch_first=True)). state: its state_dict; training: its flag.
+    ``served.build_module`` (plugin_api.Served), which says what each kind is. state: its state_dict; training:
+    its flag. No shipped assignment hands one now (week 7's multihead function gets its layer's parameters as a
+    dict of plain tensors, which the wire carries as it is).
     """
     kind: str
     config: dict[str, Any]

@@ -16,11 +16,9 @@ from torch import nn
 from autograder.assignment import PARTS as _PARTS
 from autograder.assignment import depends_on  # which graded function calls which (assignment.USES)
 from .hints import part_label  # "Part 1: Reading with attention", as the notebook titles it
-from ..served.handed_layer import build_module
 from ..served.lab_models import is_lab_model
 from autograder.sandbox.worker import calls as _calls
 from ..served.replica import mode_vector, set_modes
-from autograder.sandbox.wire.values import ModuleSpec
 from ..suites.tolerances import TOL
 
 # Which part each graded function belongs to (autograder.assignment.PARTS, inverted).
@@ -74,10 +72,19 @@ def _models(args, kwargs):
     return [a for a in [*args, *kwargs.values()] if isinstance(a, nn.Module)]
 
 
+def _copy(value):
+    """A tensor, or a dict of them (multi_head_self_attention's params), cloned; anything else as it is."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
 def record(name, args, kwargs, grad=False):
     """A Call for ``name(*args, **kwargs)`` before it is sent: tensors cloned, models kept live."""
-    args = tuple(a.detach().clone() if isinstance(a, torch.Tensor) else a for a in args)
-    kwargs = {k: v.detach().clone() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
+    args = tuple(_copy(a) for a in args)
+    kwargs = {k: _copy(v) for k, v in kwargs.items()}
     models = _models(args, kwargs)
     return Call(name, args, kwargs, grad, tuple(tuple(mode_vector(m)) for m in models),
                 torch.get_rng_state() if models else None)
@@ -105,11 +112,9 @@ def observed(call):
 
 
 def _prepare(value):
-    if isinstance(value, torch.Tensor):
-        return value.clone()
-    if isinstance(value, ModuleSpec):
-        return build_module(value)
-    return value
+    """A fresh copy of a recorded argument for one run: tensors and dicts of tensors (multi_head_self_attention's
+    params) cloned, so that a wrong version writing into them changes no other run's; models are the grader's own."""
+    return _copy(value)
 
 
 def _plain(value):
@@ -195,9 +200,9 @@ def _fingerprint(value):
         digest = hashlib.blake2b(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"",
                                  digest_size=16).hexdigest()
         return ("T", str(t.dtype), tuple(t.shape), digest)
-    if isinstance(value, ModuleSpec):
-        return ("M", value.kind, tuple(sorted(value.config.items())),
-                tuple((k, _fingerprint(v)) for k, v in sorted(value.state.items())))
+    if isinstance(value, dict):  # multi_head_self_attention's params: its tensors by content
+        parts = tuple((str(k), _fingerprint(v)) for k, v in sorted(value.items(), key=lambda item: str(item[0])))
+        return None if any(p is None for _, p in parts) else ("D", parts)
     if isinstance(value, nn.Module):
         return None  # live models are not cached (their weights and mode may differ)
     if isinstance(value, (tuple, list)):

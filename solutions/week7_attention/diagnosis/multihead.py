@@ -35,13 +35,14 @@ HEADS_AVERAGED = Family("heads_averaged", (
     "own weights: concatenate the outputs to width H·Dh and return per-head weights (N, H, T, T), 7.4."))
 NO_IN_BIAS = Family("mha_no_in_proj_bias", (
     "the input projection uses in_proj_weight but not in_proj_bias. Q = X WQ + bQ (likewise K, V): "
-    "nn.MultiheadAttention adds the bias, so x @ mha.in_proj_weight.T + mha.in_proj_bias."))
+    "nn.MultiheadAttention adds the bias, so x @ params[\"in_proj_weight\"].T + params[\"in_proj_bias\"]."))
 NO_OUT_BIAS = Family("mha_no_out_proj_bias", (
-    "the output projection uses out_proj.weight without out_proj.bias. Call mha.out_proj(...) itself (a "
-    "Linear layer: weight and bias) on the merged heads."))
+    "the output projection uses out_proj.weight without out_proj.bias. The output projection is a Linear "
+    "layer, weight and bias: merged @ params[\"out_proj.weight\"].T + params[\"out_proj.bias\"]."))
 NO_OUT_PROJ = Family("mha_no_out_proj", (
     "the merged heads are returned without the output projection WO. MultiHead(X) = concat(head₁,…,headₕ) WO "
-    "(7.4): finish with mha.out_proj(merge_heads(...))."))
+    "(7.4): finish with the output projection, params[\"out_proj.weight\"] and params[\"out_proj.bias\"], "
+    "applied to merge_heads(...)."))
 PROJ_ROWS = Family("mha_projection_rows", (
     "the rows of in_proj_weight are taken in the wrong order: PyTorch stacks them as [queries; keys; values] "
     "(rows 0..D−1 for Q, D..2D−1 for K, 2D..3D−1 for V). With Q and K swapped the weights are transposed, "
@@ -89,19 +90,18 @@ def merge_mean(x):
 def mhsa(split=ref_split, merge=ref_merge, read=ref_read, in_bias=True, out="proj", order=(0, 1, 2),
          average=False, scale_full=False):
     """A parameterised multi_head_self_attention: the reference with one thing done differently."""
-    def multi_head_self_attention(x, mha, blocked=None):
-        H = mha.num_heads
-        qkv = x @ mha.in_proj_weight.T + (mha.in_proj_bias if in_bias else 0.0)
+    def multi_head_self_attention(x, params, heads, blocked=None):
+        qkv = x @ params["in_proj_weight"].T + (params["in_proj_bias"] if in_bias else 0.0)
         parts = qkv.chunk(3, dim=-1)
-        q, k, v = (split(parts[i], H) for i in order)
+        q, k, v = (split(parts[i], heads) for i in order)
         if scale_full:  # scores by sqrt(D): q scaled by sqrt(Dh / D) before the read
             q = q * math.sqrt(q.size(-1)) / math.sqrt(x.size(-1))
-        heads, weights = read(q, k, v, blocked)
-        merged = merge(heads)
+        context, weights = read(q, k, v, blocked)
+        merged = merge(context)
         if out == "proj":
-            result = mha.out_proj(merged)
+            result = merged @ params["out_proj.weight"].T + params["out_proj.bias"]
         elif out == "weight":
-            result = merged @ mha.out_proj.weight.T
+            result = merged @ params["out_proj.weight"].T
         else:
             result = merged
         return result, (weights.mean(dim=1) if average else weights)

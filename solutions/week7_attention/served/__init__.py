@@ -9,12 +9,13 @@
     training.py         the smoke-training lane: the lab's run with the student's mask, shift and loss
     reference_runs.py   the reference's smoke run (cached, keyed by what its numbers depend on)
     eager_adamw.py      the optimizer both runs train with
-    handed_layer.py     the nn.MultiheadAttention a function receives, built in the worker (``build_module``)
 
 The last three and the probe models are the hidden suites' own business: the engine never
-imports them. This module imports only the worker's and the grader's halves of the model
-serving (PyTorch and ``autograder.sandbox``), so that the worker template can import it before
-it forks (a confined worker cannot read the checkout) without loading any hidden code.
+imports them. No module is described as data (``build_module`` raises): the multihead check hands
+its nn.MultiheadAttention's parameters as plain tensors, and the layer stays in the grader.
+This module imports only the worker's and the grader's halves of the model serving (PyTorch and
+``autograder.sandbox``), so that the worker template can import it before it forks (a confined
+worker cannot read the checkout) without loading any hidden code.
 """
 from __future__ import annotations
 
@@ -27,12 +28,12 @@ from autograder.settings import Limits
 
 from autograder.sandbox.wire.values import ModuleSpec
 
-from . import handed_layer, lab_models, replica
+from . import lab_models, replica
 
 
-def build_module(spec: ModuleSpec) -> handed_layer.GradedMultiheadAttention:
-    """The multihead check's layer, described as data by the grader, built in the worker (handed_layer.py)."""
-    return handed_layer.build_module(spec)
+def build_module(spec: ModuleSpec) -> Any:
+    """Week 7 describes no module as data: multi_head_self_attention gets its layer's parameters, plain tensors."""
+    raise ValueError(f"week 7 hands no module of kind {spec.kind!r}")
 
 
 def is_model(value: object) -> bool:

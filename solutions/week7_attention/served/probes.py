@@ -20,7 +20,6 @@ import torch
 from torch import nn
 
 from .replica import fresh_copy
-from autograder.sandbox.wire.values import ModuleSpec
 from autograder.engine.secret import submission_base  # noqa: F401  (re-export: the engine derives the base)
 from autograder.engine.student import load_lab
 
@@ -56,7 +55,7 @@ def seed(n):
 
     PyTorch's CPU generator keeps a seed's low 32 bits, and a module's initial weights give them away
     (its Mersenne Twister state can be run backwards from a few hundred outputs, ~0.1 s). With seeds
-    base * c + n, one probe the student was handed (the multihead module, seed 15) gave the base and
+    base * c + n, one probe the student was handed (the multihead weights, seed 15) gave the base and
     so every other probe of the submission, the drawn order of the verdict pools included: 93 -> 97
     (red team, round 6). Now a recovered seed is that one probe's, and the 256-bit base is out of reach.
     """
@@ -75,11 +74,12 @@ def lab():
     return load_lab()
 
 
-def mha_spec(embed_dim, num_heads, n):
-    """An nn.MultiheadAttention with biases and non-trivial weights, as (live module, spec).
+def mha_layer(embed_dim, num_heads, n):
+    """An nn.MultiheadAttention with biases and non-trivial weights: the grader's own, never handed over.
 
-    ``n`` is a probe number: the weights are the current submission's. The worker
-    rebuilds the module from the spec with PyTorch alone; the suites read the live one.
+    ``n`` is a probe number: the weights are the current submission's. The multihead suite
+    hands the student function its state_dict as plain tensors and compares the function
+    with this layer's forward pass; the masks suite runs it with the student's masks.
     """
     return _mha(embed_dim, num_heads, seed(n))
 
@@ -91,7 +91,7 @@ def _mha(embed_dim, num_heads, probe_seed):  # cached by the seed itself: one su
     with torch.no_grad():  # PyTorch zero-initialises the biases; make them count
         module.in_proj_bias.normal_(0, 0.5)
         module.out_proj.bias.normal_(0, 0.5)
-    return module, ModuleSpec("mha", {"embed_dim": embed_dim, "num_heads": num_heads}, module.state_dict())
+    return module
 
 
 def lab_model(mask="causal", n=0, dropout=0.0, training=False, state=None):

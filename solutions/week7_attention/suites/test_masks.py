@@ -10,7 +10,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from solutions.week7_attention.served.probes import generator, mha_spec, seed
+from solutions.week7_attention.served.probes import generator, mha_layer, seed
 from solutions.week7_attention.suites.expect import expect_close, expect_dtype, expect_shape
 from solutions.week7_attention.suites.tolerances import TOL
 
@@ -122,7 +122,7 @@ def test_blocked_in_transformer_encoder(student, ref):
 def test_blocked_in_multihead_attention(student):
     """causal_mask_blocked works as the attn_mask of nn.MultiheadAttention"""
     mask = _mask(student.causal_mask_blocked(T), (T, T), f"causal_mask_blocked({T})")
-    mha, _ = mha_spec(D, HEADS, 3)
+    mha = mha_layer(D, HEADS, 3)
     x = _randn(2, T, D, seed=4)
     with torch.no_grad():
         out, weights = mha(x, x, x, attn_mask=mask, average_attn_weights=False)
@@ -165,7 +165,7 @@ def test_padding_in_multihead_attention(student, ref):
     lengths = torch.tensor(LENGTHS)
     what = f"padding_mask_blocked(lengths={LENGTHS}, T={T})"
     mask = _mask(student.padding_mask_blocked(lengths, T), (len(LENGTHS), T), what)
-    mha, _ = mha_spec(D, HEADS, 9)
+    mha = mha_layer(D, HEADS, 9)
     x = _randn(len(LENGTHS), T, D, seed=10)
     with torch.no_grad():
         out, weights = mha(x, x, x, key_padding_mask=mask, average_attn_weights=False)

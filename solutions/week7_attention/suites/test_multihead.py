@@ -1,9 +1,13 @@
-"""multihead: split_heads / merge_heads by feature routing, and the whole layer against nn.MultiheadAttention."""
+"""multihead: split_heads / merge_heads by feature routing, and the whole layer against nn.MultiheadAttention.
+
+multi_head_self_attention receives the layer's parameters (its state_dict, plain tensors) and the number
+of heads, never the layer: the layer's forward pass is the answer, and it stays here (issue 27, item 4).
+"""
 import pytest
 import torch
 from torch import nn
 
-from solutions.week7_attention.served.probes import generator, mha_spec
+from solutions.week7_attention.served.probes import generator, mha_layer
 from solutions.week7_attention.suites.expect import expect_close, expect_pair, expect_shape
 from solutions.week7_attention.suites.tolerances import TOL
 
@@ -74,15 +78,19 @@ def _causal(size):
 @pytest.mark.parametrize("width, heads, length", [(12, 3, 5), (16, 2, 7)], ids=["D=12,H=3", "D=16,H=2"])
 def test_self_attention(student, width, heads, length, masked):
     """multi_head_self_attention matches nn.MultiheadAttention (output and per-head weights)"""
-    mha, spec = mha_spec(width, heads, width + heads)
+    mha = mha_layer(width, heads, width + heads)
+    params = {name: value.detach().clone() for name, value in mha.state_dict().items()}  # a plain dict of tensors
     x = torch.randn(N, length, width, generator=generator(width))
     blocked = _causal(length) if masked else None
     with torch.no_grad():
         expected, expected_w = mha(x, x, x, attn_mask=blocked, average_attn_weights=False)
-    out, weights = expect_pair(student.multi_head_self_attention(x, spec, blocked), "multi_head_self_attention")
+    out, weights = expect_pair(student.multi_head_self_attention(x, params, heads, blocked),
+                               "multi_head_self_attention")
     expect_shape(weights, (N, heads, length, length), "weights", "Return the per-head weights (N, H, T, T).")
     expect_close(weights, expected_w, "weights", TOL["module"],
                  why=lambda i: "future key (blocked)" if masked and i[3] > i[2] else None,
                  hint="Use in_proj_weight/in_proj_bias rows [queries; keys; values] and scale by sqrt(D // H).")
     expect_shape(out, (N, length, width), "output")
-    expect_close(out, expected, "output", TOL["module"], hint="Finish with merge_heads and then mha.out_proj.")
+    expect_close(out, expected, "output", TOL["module"],
+                 hint='Finish with merge_heads and then the output projection, params["out_proj.weight"] and '
+                 'params["out_proj.bias"].')

@@ -25,6 +25,6 @@ def merge_heads(x):
     stubborn()
 
 
-def multi_head_self_attention(x, mha, blocked=None):
+def multi_head_self_attention(x, params, heads, blocked=None):
     stubborn()
 '''}

@@ -13,6 +13,6 @@ def merge_heads(x):
     os._exit(0)
 
 
-def multi_head_self_attention(x, mha, blocked=None):
+def multi_head_self_attention(x, params, heads, blocked=None):
     os._exit(0)
 '''}

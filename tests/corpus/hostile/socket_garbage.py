@@ -33,7 +33,7 @@ def merge_heads(x):  # 3 bytes claimed to be a float32 of shape [1]
     return x
 
 
-def multi_head_self_attention(x, mha, blocked=None):  # nesting deep enough to exhaust recursion
+def multi_head_self_attention(x, params, heads, blocked=None):  # nesting deep enough to exhaust recursion
     inject(frame(b"[" * 200_000 + b"]" * 200_000))
     inject(b"\\xff" * 4096)
     return x, x

@@ -48,7 +48,7 @@ def merge_heads(x):
     return liar((N, T, H * Dh))
 
 
-def multi_head_self_attention(x, mha, blocked=None):
+def multi_head_self_attention(x, params, heads, blocked=None):
     N, T, D = x.shape
-    return liar((N, T, D)), liar((N, mha.num_heads, T, T))
+    return liar((N, T, D)), liar((N, heads, T, T))
 '''}

@@ -70,7 +70,7 @@ FRESH = [
        "return x.transpose(1, 2).reshape(N, T, H * Dh)", "return x.permute(0, 2, 3, 1).reshape(N, T, H * Dh)",
        "permutes Dh before H", "merge_wrong_order"),
     _f("fresh_mha_average_weights", MULTI, "multi_head_self_attention",
-       "return mha.out_proj(merge_heads(heads)), weights", "return mha.out_proj(merge_heads(heads)), weights.mean(dim=1)",
+       '+ params["out_proj.bias"], weights', '+ params["out_proj.bias"], weights.mean(dim=1)',
        "returns head-averaged weights", "heads_averaged"),
     _f("fresh_mha_qvk", MULTI, "multi_head_self_attention",
        "q, k, v = (split_heads", "q, v, k = (split_heads",
