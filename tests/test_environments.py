@@ -59,7 +59,7 @@ GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "no
           "disk": ["hidden_fd_table", "preallocated", "mapped_page_of_deleted"],
           "kernel": ["hide_from_watchdog", "hide_unnamed_files", "page_tables", "slow_watchdog", "zombie_leader",
                      "zombie_files", "shared_anonymous", "pid_hopping", "parent_hop", "pipe_folios",
-                     "slow_hop", "shared_window", "freeze_probe"]}
+                     "slow_hop", "shared_window", "freeze_probe", "probe_memory"]}
 CAMPAIGNS_AT_ONCE = 2
 BUDGET = {"reach": 120, "escape": 150, "exits": 150, "resources": 200, "kernel": 200, "disk": 150}
 

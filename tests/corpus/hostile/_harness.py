@@ -145,7 +145,7 @@ class Grade:
         return "\n".join((self.stdout, self.stderr, self.results_text))
 
 
-def grade(group, budget, cases, workdir, params, marker):
+def grade(group, budget, cases, workdir, params, marker, extra=()):
     out_dir = workdir / group
     out_dir.mkdir(parents=True)
     notebook = workdir / f"{group}.ipynb"
@@ -155,7 +155,7 @@ def grade(group, budget, cases, workdir, params, marker):
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HOSTILE_RUN_MARKER=marker)
     started = time.monotonic()
     process = subprocess.Popen([PYTHON, "-m", "autograder", "grade", str(notebook), "--out", str(result.out),
-                                "--budget", str(budget)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                "--budget", str(budget), *extra], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
     try:
         result.stdout, result.stderr = process.communicate(timeout=budget + STARTUP_SLACK + 120)
