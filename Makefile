@@ -9,13 +9,15 @@ PIP   := .venv/bin/pip install --quiet --disable-pip-version-check
 PY    := .venv/bin/python
 VENV  := .venv/.installed
 PART  ?= masks
-# The assignment's name and the student notebook: autograder/assignment.py, read from the assignment package (standard library only).
-ASSIGNMENT := $(shell python3 -c 'import autograder.assignment as a; print(a.NAME)')
-STUDENT_NB := $(shell python3 -c 'import autograder.assignment as a; print(a.STUDENT_NOTEBOOK.relative_to(a.ROOT))')
-# Its hidden suites, and the Jupyter kernel nbgrader runs its notebooks in (autograder/flows/nbgrader: the one the
-# assignment declares, else <name>-isolated).
-SUITES := $(shell python3 -c 'import autograder.assignment as a; print(a.ASSIGNMENT.suites)')
-KERNEL := $(shell python3 -c 'import autograder.flows.nbgrader as n; print(n.CURRENT.kernel)')
+# The assignment's facts, read with one interpreter start per make (standard library only; the engine's discovery
+# rule, autograder/assignment.py): its name, the student notebook, its hidden suites, and the Jupyter kernel nbgrader
+# runs its notebooks in (autograder/flows/nbgrader: the one the assignment declares, else <name>-isolated).
+FACTS := $(shell python3 -c 'import autograder.assignment as a, autograder.flows.nbgrader as n; \
+                             print(a.NAME, a.STUDENT_NOTEBOOK.relative_to(a.ROOT), a.ASSIGNMENT.suites, n.CURRENT.kernel)')
+ASSIGNMENT := $(word 1,$(FACTS))
+STUDENT_NB := $(word 2,$(FACTS))
+SUITES := $(word 3,$(FACTS))
+KERNEL := $(word 4,$(FACTS))
 SUBMISSION ?= $(STUDENT_NB)
 OUT   ?= results.json
 export PYTHONHASHSEED := 0

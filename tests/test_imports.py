@@ -6,6 +6,7 @@ from pathlib import Path
 
 from autograder.plugin_api import DEFAULT_ASSIGNMENT
 from tests import import_graph
+from tests.ast_text import docstrings
 from tests.import_graph import circles, graph
 
 # The circles left to undo (issue 30's flows layer); each is a set of modules importing one another.
@@ -92,20 +93,10 @@ EXAMPLE_NAMES = {  # names that are only examples of an assignment name, shown t
 WEEK = re.compile(r"[\w.-]*week[\s_-]?\d[\w.-]*", re.I)
 
 
-def _docstrings(tree):
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                found.add(id(first.value))
-    return found
-
-
 def _code_texts(tree):
     """(line, text) of every string or bytes constant that is not a docstring, and of every name the code binds or
     reads (variables, attributes, functions, classes, arguments, keywords, imports)."""
-    docs = _docstrings(tree)
+    docs = docstrings(tree)
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) and id(node) not in docs:

@@ -33,6 +33,7 @@ from pathlib import Path
 import pytest
 
 from autograder import assignment, settings
+from tests.ast_text import docstrings
 
 SCANNED = ("autograder", "solutions", "tests", "bench")
 HOME = "autograder/assignment.py"
@@ -61,16 +62,6 @@ CODE_SET_CHAINS = {("autograder", "suites"), ("autograder", "engine"), ("autogra
                    ("autograder", "flows"), ("solutions", "reference"), ("solutions", "lab")}
 # file: why it may keep a definition for now (each entry is a known debt, named in the report).
 EXEMPT = {}
-
-
-def _docstrings(tree):
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                found.add(id(first.value))
-    return found
 
 
 def _names(target):
@@ -119,7 +110,7 @@ def scan_source(text, relpath):  # noqa: C901 - one pass, one rule per kind of f
     if relpath in HOMES:
         return []
     tree = ast.parse(text)
-    docs = _docstrings(tree)
+    docs = docstrings(tree)
     parts = set(assignment.PART_IDS)
     found = []
     inner = {id(n.left) for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)}

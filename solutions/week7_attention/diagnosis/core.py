@@ -73,7 +73,9 @@ def _models(args, kwargs):
 
 
 def _copy(value):
-    """A tensor, or a dict of them (multi_head_self_attention's params), cloned; anything else as it is."""
+    """A tensor, or a dict of them (multi_head_self_attention's params), cloned; anything else (a model: the grader's
+    own) as it is. Each recorded call and each run of it gets its own, so that a wrong version writing into its
+    arguments changes no other run's."""
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
     if isinstance(value, dict):
@@ -111,12 +113,6 @@ def observed(call):
     return Outcome(True, r.value, r.grad, mutated=tuple(r.mutated), modes=tuple(r.modes))
 
 
-def _prepare(value):
-    """A fresh copy of a recorded argument for one run: tensors and dicts of tensors (multi_head_self_attention's
-    params) cloned, so that a wrong version writing into them changes no other run's; models are the grader's own."""
-    return _copy(value)
-
-
 def _plain(value):
     """A value as the wire would carry it: tensors detached on the CPU, tuples as tuples."""
     if isinstance(value, torch.Tensor):
@@ -128,8 +124,8 @@ def _plain(value):
 
 def run(fn, call):
     """Run ``fn`` on ``call``'s arguments as the transport runs the student's function; its Outcome."""
-    args = [_prepare(a) for a in call.args]
-    kwargs = {k: _prepare(v) for k, v in call.kwargs.items()}
+    args = [_copy(a) for a in call.args]
+    kwargs = {k: _copy(v) for k, v in call.kwargs.items()}
     models = _models(args, kwargs)
     after = [mode_vector(m) for m in models]  # restored below: diagnosing never changes a model
     rng = torch.get_rng_state()
