@@ -144,16 +144,17 @@ autograde: $(VENV)
 	$(PY) -m autograder grade $(SUBMISSION) --out $(OUT)
 
 ## nbgrader, build/course: the plain `nbgrader autograde $(ASSIGNMENT) --force` (each submission graded in the
-## sandbox by the course's grading service, bytes and result kept in build/course/isolated/) with a progress
+## sandbox by the course's grading service, bytes and result kept in build/course/isolated*/) with a progress
 ## bar, the gradebook checked against the records, generate_feedback (hidden tests removed) and export. A
 ## convenience: in any course `python -m autograder install-nbgrader` set up, plain nbgrader does the same.
 ## make nbgrader-autograde [FEEDBACK=score|checks|values|hints]
 nbgrader-autograde: $(VENV) $(KERNEL_SPEC)
 	@test -f build/course/gradebook.db || $(MAKE) release
-	cp solutions/release/nbgrader_config.py build/course/nbgrader_config.py  # the current autograde settings
+	@# The current autograde settings, keeping the line of every assignment the course grades in the sandbox.
+	$(PY) -c 'import pathlib, solutions.release.__main__ as r; r.refresh_config(pathlib.Path("build/course"))'
 	$(PY) -m autograder.flows.nbgrader build/course $(if $(FEEDBACK),--feedback $(FEEDBACK))
 
-## Regrade the recorded submissions (build/course/isolated/) with the isolated grader; list every gradebook mismatch.
+## Regrade the recorded submissions (build/course/isolated*/) with the isolated grader; list every gradebook mismatch.
 crosscheck: $(VENV) $(KERNEL_SPEC)
 	$(PY) -m autograder crosscheck build/course
 
@@ -193,9 +194,12 @@ student-repo:
 	cp -r templates/student-ci/. $(STUDENT_REPO)/
 	cp requirements.txt $(STUDENT_REPO)/
 	cp $(or $(NOTEBOOK),$(STUDENT_NB)) $(STUDENT_REPO)/$(ASSIGNMENT).ipynb
-	@# Another assignment than week 7 (AUTOGRADER_ASSIGNMENT=...): its own parts file, its notebook's name.
-	if [ -f assignments/$(ASSIGNMENT)/student-ci-parts.json ]; then \
-	  cp assignments/$(ASSIGNMENT)/student-ci-parts.json $(STUDENT_REPO)/.github/scripts/parts.json; fi
+	@# The current assignment's parts file (solutions/release/student_ci.py: the template's own is week 7's) and
+	@# its notebook's name: never another assignment's checks against this notebook.
+	@parts=$$($(PY) -c 'from solutions.release.student_ci import ci_parts; print(ci_parts())') && \
+	  if [ ! -f "$$parts" ]; then echo "no student-CI parts file for $(ASSIGNMENT) ($$parts): release it first" \
+	    "(AUTOGRADER_ASSIGNMENT=... .venv/bin/python -m autograder release --update)" >&2; exit 2; fi && \
+	  cp "$$parts" $(STUDENT_REPO)/.github/scripts/parts.json && echo "parts file: $$parts"
 	sed -i 's/^\(      NOTEBOOK: \).*/\1$(ASSIGNMENT).ipynb/' $(STUDENT_REPO)/.github/workflows/grade.yml
 
 ## Run, in build/student-repo, the command the workflow runs (exit 1 while public checks fail, as on GitHub).

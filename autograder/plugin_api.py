@@ -180,12 +180,6 @@ class Served(Protocol):
     def is_model(self, value: object) -> bool:
         """True for an argument that must stay in the grader and be served (a lab model)."""
 
-    def build_module(self, spec: Any) -> Any:
-        """What the function receives for a module the grader describes as data (``sandbox.wire.values.ModuleSpec``:
-        kind, config, state_dict, training), built in the worker from PyTorch alone. No shipped assignment hands one
-        now (week 7's multihead function gets a layer's parameters as plain tensors): both raise ValueError, as
-        should any assignment for a kind it does not hand out."""
-
     def model_server(self, limits: Any, seconds: float) -> ModelServer:
         """A server for one call's models, bounded by ``limits`` (the submission's settings.Limits: tokens a pass
         and a call; not imported here, as settings reads the assignment's facts) and to ``seconds`` of the

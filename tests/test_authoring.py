@@ -54,8 +54,7 @@ def guide_commands(text=None):
 
 # What each step of the guide is recognised by (a piece of its command), in the guide's order.
 STEPS = ["new-assignment", "git status --short autograder/", "-m pytest", "release --update", "check-assignment",
-         "autograder grade ", "grade-all", "autograder gradescope", "make student-repo", "cp ", "sed -i",
-         "public_checks.py"]
+         "autograder grade ", "grade-all", "autograder gradescope", "make student-repo", "public_checks.py"]
 
 
 def step_of(command):
@@ -163,7 +162,7 @@ def test_following_the_guide(tmp_path):
             assert re.search(r"\b6 passed\b", run.stdout), run.stdout[-2000:]
         elif step == "release --update":
             assert "Release ready." in run.stdout and "scale 40, distances 60 (total 100" in run.stdout, out[-3000:]
-            assert student.is_file() and (package / "student_ci" / "parts.json").is_file()
+            assert student.is_file() and (clone / "assignments" / name / "student-ci-parts.json").is_file()
             cells = nbformat.read(student, as_version=4).cells
             stubs = [c.source for c in cells if c.metadata.get("nbgrader", {}).get("solution")]
             assert len(stubs) == 2 and all("raise NotImplementedError()" in s for s in stubs), stubs
@@ -186,10 +185,13 @@ def test_following_the_guide(tmp_path):
                 assert archive.read("assignment.txt").decode().strip() == f"solutions.{name}"
                 assert f"solutions/{name}/suites/test_scale.py" in archive.namelist()
         elif step == "make student-repo":
-            assert (clone / "build" / "student-repo" / f"{name}.ipynb").is_file(), out[-2000:]
-        elif step == "sed -i":
-            workflow = (clone / "build" / "student-repo" / ".github" / "workflows" / "grade.yml").read_text()
-            assert f"NOTEBOOK: {name}.ipynb" in workflow
+            repo = clone / "build" / "student-repo"
+            assert (repo / f"{name}.ipynb").is_file(), out[-2000:]
+            # The assignment's own parts file and notebook name, with no step of the author's (the outside check of
+            # issue 29 found week 7's parts checked against a new assignment's notebook).
+            parts = json.loads((repo / ".github" / "scripts" / "parts.json").read_text())["parts"]
+            assert list(parts) == ["scale", "distances"], list(parts)
+            assert f"NOTEBOOK: {name}.ipynb" in (repo / ".github" / "workflows" / "grade.yml").read_text()
         elif step == "public_checks.py":
             assert "0 / 2 parts pass" in run.stdout, out[-3000:]
 

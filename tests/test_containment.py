@@ -333,3 +333,22 @@ def test_the_worker_keyring_calls_match_this_kernel():
     libc = ctypes.CDLL(None, use_errno=True)
     if _NR is None or libc.syscall(_NR[1], ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(0)) < 0:
         pytest.skip("no kernel keys here")
+
+
+# ---- the outside check of issue 29: a worker holds no capability in any mode --------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["namespaces", "user-namespace", "landlock"])
+def test_a_worker_holds_no_capability(tmp_path, mode):
+    """As root, in each mode this machine can build (landlock forced: here root's Python is not open to other uids,
+    so the worker keeps the grader's uid 0): the worker's capability sets are empty, as the hostile case reads them.
+    A forced landlock on a root VM ran student code with every capability of root until the outside check."""
+    if os.geteuid() != 0:
+        pytest.skip("the capabilities a worker could keep are root's")
+    try:
+        line = probe(mode).line()
+    except Exception as err:  # noqa: BLE001 - a mode this machine cannot build says why
+        pytest.skip(f"{mode}: {err}")
+    _, results = _grade(_notebook(tmp_path, "capabilities"), tmp_path / "results.json",
+                        extra=("--confinement", mode))
+    assert "caps: none held" in results["output"], (line, results["output"][-2000:])
+    assert "CAPS HELD" not in results["output"]

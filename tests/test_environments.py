@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -48,7 +49,7 @@ WEEK6_SOLUTION = Path("build/course/source/week6_bigram/week6_bigram.ipynb")  # 
 WEEK6_BLANK = Path("assignments/week6_bigram/week6_bigram.ipynb")
 WEEK6_CASES = [hostile.load(c) for c in week6_hostile.GENERIC] + [week6_hostile.load("reach_through_the_model")]
 GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
-                    "deep_scratch", "locked_scratch", "renice_everyone"],
+                    "deep_scratch", "locked_scratch", "renice_everyone", "capabilities"],
           "escape": ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network", "exfiltrate",
                      "read_own_heap", "magics", "grader_secrets", "keyring_note", "keyring_poison",
                      "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes", "pid_max_wrap"],
@@ -405,3 +406,18 @@ def test_gradescope_in_a_docker_like_container(campaigns, tmp_path):
     assert results["extra_data"]["confinement"].startswith("landlock"), results["extra_data"]
     run, results = outcomes["reach"]
     assert run.returncode == 0 and results["score"] == total() - part_points()["positions"], run.stderr[-3000:]
+
+
+def test_one_command_runs_as_the_emulated_user():
+    """`python -m tests.environments ENV -- COMMAND` (security.md, "Trying a mode yourself"): the command runs as the
+    environment's user in a checkout that user owns, with the variables given, and its exit status comes back."""
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "tests.environments", *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+
+    said = run("k8s-pod", "--env", "WHO=pod", "--", "/bin/sh", "-c", 'echo "$(id -u) $WHO $(pwd)"; exit 3')
+    shutil.rmtree(machine.BASE / "try-k8s-pod", ignore_errors=True)
+    assert said.returncode == 3, said.stderr
+    uid, who, where = said.stdout.split()
+    assert (int(uid), who) == (ENVIRONMENTS["k8s-pod"].uid, "pod") and where.endswith("try-k8s-pod/checkout")
+    assert run("k8s-pod").returncode == 2  # no command: said, not run

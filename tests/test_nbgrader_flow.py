@@ -224,6 +224,7 @@ def test_gradebook_equals_the_isolated_records(graded_course):
         record = load_record(graded_course["path"], name)
         assert record is not None, name
         assert record["sha256"] == hashlib.sha256(graded_course["notebooks"][name].read_bytes()).hexdigest()
+        assert record["confinement"].startswith("confinement: "), record["confinement"]  # the mode, per student
         auto = {p: s for p, (s, _) in graded_course["auto"][name].items()}
         assert auto == pytest.approx({p: v["score"] for p, v in record["parts"].items()}), name
 

@@ -86,14 +86,32 @@ def test_a_state_dict_crosses_as_a_plain_dict_of_tensors():
 
 
 def test_the_grader_side_records():
-    spec = wire.ModuleSpec("mha", {"embed_dim": 4, "num_heads": 2}, {"w": torch.eye(4)}, training=True)
     remote = wire.RemoteModel(3, 0.2, {"embedding.weight": torch.arange(6.0).view(2, 3)}, [True, False, True])
-    back = roundtrip([spec, remote, wire.SharedTensor(128, "float32", (2, 3))])
-    assert back[0].kind == "mha" and back[0].config == spec.config and back[0].training is True
-    assert torch.equal(back[0].state["w"], torch.eye(4))
-    assert (back[1].handle, back[1].dropout, back[1].modes) == (3, 0.2, [True, False, True])
-    assert torch.equal(back[1].state["embedding.weight"], remote.state["embedding.weight"])
-    assert back[2] == wire.SharedTensor(128, "float32", (2, 3))
+    back = roundtrip([remote, wire.SharedTensor(128, "float32", (2, 3))])
+    assert (back[0].handle, back[0].dropout, back[0].modes) == (3, 0.2, [True, False, True])
+    assert torch.equal(back[0].state["embedding.weight"], remote.state["embedding.weight"])
+    assert back[1] == wire.SharedTensor(128, "float32", (2, 3))
+
+
+def test_no_module_crosses_as_data():
+    """The wire once carried a module as data (``$module``: a kind, its config and state, built on the other
+    side). Nothing sends one since week 7's multihead function gets plain tensors (issue 27, item 4), so the
+    decoder knows no such record: a frame holding one is malformed, and no object is built from it."""
+    import json
+    import struct
+
+    module = {"$module": "mha", "config": {"$dict": {}}, "state": {"$dict": {}}, "training": False}
+    header = json.dumps({"body": {"$dict": {"v": module}}, "sizes": []}).encode()
+    data = memoryview(struct.pack(">Q", len(header)) + header)
+    pos = [0]
+
+    def read_exactly(n):
+        chunk = bytes(data[pos[0]:pos[0] + n])
+        pos[0] += n
+        return chunk
+
+    with pytest.raises(wire.WireError, match="malformed"):
+        wire.read_frame(read_exactly, max_bytes=1 << 20)
 
 
 @pytest.mark.parametrize("value, says", [

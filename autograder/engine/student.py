@@ -145,8 +145,8 @@ class LocalTransport:
         except calls.NotAFunction as missing:
             return CallResult(False, error={"type": "Missing", "where": "", "message": str(missing)})
         originals = list(args)
-        args = [_local(a, lab_models.build_module) for a in args]
-        kwargs = {k: _local(v, lab_models.build_module) for k, v in kwargs.items()}
+        args = [_local(a) for a in args]
+        kwargs = {k: _local(v) for k, v in kwargs.items()}
         models = [a for a in [*args, *kwargs.values()] if lab_models.is_model(a)]
         forward_modes = []
         hooks = [m.register_forward_pre_hook(lambda module, _: forward_modes.append(lab_models.dropout_active(module)))
@@ -164,14 +164,10 @@ class LocalTransport:
                           modes=[tuple(lab_models.mode_vector(m)) for m in models], forward_modes=forward_modes)
 
 
-def _local(value: Any, build: Callable[[wire.ModuleSpec], Any]) -> Any:
+def _local(value: Any) -> Any:
     import torch
 
-    if isinstance(value, torch.Tensor):
-        return value.clone()
-    if isinstance(value, wire.ModuleSpec):
-        return build(value)  # the assignment's served.build_module, as in the worker
-    return value
+    return value.clone() if isinstance(value, torch.Tensor) else value
 
 
 def _roundtrip(value: object) -> Any:

@@ -21,6 +21,7 @@ machine allows, said in one line (`confinement: ...`) by every command, results.
                     namespaces (desktops, many clusters)        namespace: "root" there, without any capability
     landlock        neither (Docker, Kubernetes pods)           Landlock (files; signals from ABI 6), seccomp for
                                                                 the rest, its own uid where CAP_SETUID allows
+                                                                (else the grader's, without any capability)
     none            only with --unsafe-no-sandbox               nothing: trusted notebooks only
 
 The process tree of one grade. One name on both sides: the *template* is the process (keeper/template.py);

@@ -185,6 +185,14 @@ SECUREBITS_LOCKED = (SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIX
                      | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
 
 
+def holds_capabilities() -> bool:
+    """Does this process hold any capability (permitted, effective, inheritable or ambient)? Root does; a worker
+    that keeps a non-root grader's uid holds none, and cannot drop a bounding set it has no CAP_SETPCAP for."""
+    with open("/proc/self/status") as status:
+        return any(int(value, 16) for name, _, value in (line.partition(":") for line in status)
+                   if name in ("CapInh", "CapPrm", "CapEff", "CapAmb"))
+
+
 def drop_capabilities() -> None:
     """Give up every capability for good: bounding and ambient sets emptied, securebits locked so that uid 0
     regains nothing, effective/permitted/inheritable cleared, no_new_privs set.

@@ -313,7 +313,9 @@ class CleanEnvironment(Step):
 
 class OwnUid(Step):
     """A uid of its own (100000 + the keeper's pid), no supplementary groups, no way back; not dumpable, except
-    where its keeper watches it without namespaces, reading its /proc files as its uid (template.watch)."""
+    where its keeper watches it without namespaces, reading its /proc files as its uid (template.watch). Where it
+    cannot have one (landlock without CAP_SETUID, or a Python other uids cannot read), it keeps the grader's uid
+    and gives up every capability that uid holds: as root, a worker would otherwise keep all of root's."""
     provides = (Provides(G.PRIVILEGE, OWN_UID), Provides(G.SIGNALS, OWN_UID))
 
 
@@ -323,6 +325,8 @@ class OwnUid(Step):
     def run(self, ctx: Context) -> None:
         if ctx.config.own_uid:
             confine.drop_privileges(ctx.uid, dumpable=self.dumpable)
+        elif identity.holds_capabilities():
+            identity.drop_capabilities()
 
 
 class NoCapabilities(Step):
@@ -456,7 +460,8 @@ NOT_BOUNDED: dict[Mode, dict[G, str]] = {
     Mode.NAMESPACES: {G.CPU_CORE: "beyond the time limits"},
     Mode.USER_NAMESPACE: {G.CPU_CORE: "beyond the time limits"},
     Mode.LANDLOCK: {G.CPU_CORE: "beyond the time limits",
-                    G.PRIVILEGE: "it keeps the grader's uid, less what Landlock and seccomp take away"},
+                    G.PRIVILEGE: "it keeps the grader's uid (with no capability), less what Landlock and seccomp "
+                                 "take away"},
     Mode.NONE: {G.CPU_CORE: "beyond the time limits",
                 G.MEMORY: "without a control group, memory no process maps (memfd, IPC) goes unseen",
                 **{g: UNCONFINED for g in (G.SECRETS, G.WRITES, G.NETWORK, G.SIGNALS, G.PRIVILEGE, G.KERNEL_MEMORY,

@@ -182,8 +182,10 @@ def main(argv=None, course=COURSE, student_nb=STUDENT_NB, ci_parts=CI_PARTS):
         print(f"updated {_show(path)}: review `git diff` and commit it")
     source_nb = course_notebook(course)
     print("Release ready.")
+    from autograder.flows.written.extract import has_questions
+    by_hand = "; written answers are graded by hand on top" if has_questions(student_nb) else ""
     print(f"  points per part        {', '.join(f'{p} {v:g}' for p, v in points.items())} "
-          f"(total {sum(points.values()):g}; written answers are graded by hand on top)")
+          f"(total {sum(points.values()):g}{by_hand})")
     print(f"  instructor notebook    {_show(source_nb)}")
     print(f"  nbgrader course        {_show(course)}/ (nbgrader_config.py, gradebook.db)")
     print(f"  nbgrader release       {_show(course_notebook(course, 'release'))}")

@@ -234,7 +234,7 @@ def autograde_course(course: str | os.PathLike[str], student_ids: Sequence[str] 
                 nbgrader(course, "generate_feedback", ASSIGNMENT, "--force", "--student", student, log_file=logged)
     nbgrader(course, "export", log_file=logged)
     log(f"feedback in {course / 'feedback'}/, grades in {course / 'grades.csv'}, "
-        f"sandboxed records in {course / 'isolated'}/")
+        f"sandboxed records in {course / CURRENT.records}/")
     log(f"full nbgrader log (autograde, generate_feedback, export): {logged}")
     return {"ids": ids, "failed": failed, "log": logged}
 

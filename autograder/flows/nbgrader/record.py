@@ -5,7 +5,7 @@
 
     submitted.ipynb   the exact bytes read from submitted/<student>/<assignment>/ (read once)
     record.json       their sha256, per-part scores and the test cells' text, every check,
-                      every executed cell's output and error, when and how long
+                      every executed cell's output and error, when and how long, and the confinement it ran in
 
 Written by the course's grading service (service.py) when nbgrader autogrades a
 submission that has no current record; read by the kernel nbgrader starts (kernel.py) and
@@ -163,10 +163,12 @@ def part_text(part: str, score: float, top: float, results: Iterable[TestResult]
 
 
 def build_record(student: str, digest: str | None, report: GradeReport, cells: Sequence[str], level: str,
-                 started: float, key: str, notebook_mib: int, name: str = ASSIGNMENT) -> dict[str, Any]:
+                 started: float, key: str, notebook_mib: int, name: str = ASSIGNMENT,
+                 confinement: str = "") -> dict[str, Any]:
     """The record.json dict of one graded submission (``report``: the engine's GradeReport; ``key``: the
     grader's code and options it was graded with; ``notebook_mib``: the limit it was read with, which the
-    kernel reads the submission with again to see it is still what was graded)."""
+    kernel reads the submission with again to see it is still what was graded; ``confinement``: the sandbox's
+    one line, as results.json and grades.log carry it)."""
     parts = report.by_part()
     by_part: dict[str, list[TestResult]] = {}
     for r in report.results:
@@ -174,7 +176,7 @@ def build_record(student: str, digest: str | None, report: GradeReport, cells: S
     executed = {c.index: c for c in report.executed}
     return {
         "version": VERSION, "student": student, "assignment": name, "sha256": digest, "key": key,
-        "notebook_mib": notebook_mib,
+        "notebook_mib": notebook_mib, "confinement": confinement,
         "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
         "seconds": round(time.time() - started, 3), "feedback": level, "problem": report.problem,
         "score": report.score, "max_score": report.max_score,

@@ -133,7 +133,9 @@ class Service:
                 cells = cells_of(copy, settings.limits.notebook_mib, data)[0]
             except (NotebookError, OSError):
                 cells = []
-        record = build_record(student, digest, report, cells, level, started, key, settings.limits.notebook_mib)
+        confinement = self.grader.confinement.line() if self.grader.confinement else ""
+        record = build_record(student, digest, report, cells, level, started, key, settings.limits.notebook_mib,
+                              confinement=confinement)
         write_record(self.course, student, record)
         seconds = time.monotonic() - clock
         log(f"graded {student}: {report.score:g} / {report.max_score:g} in {seconds:.2f} s")

@@ -11,7 +11,7 @@ values. The message kinds that travel in frames are in protocol.py.
 import json
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -28,19 +28,6 @@ MAX_NODES = 100_000  # values in one message (tensors, numbers, strings, contain
 
 class WireError(Exception):
     """A value that cannot cross the boundary (unknown type, dtype, or over a cap)."""
-
-
-@dataclass
-class ModuleSpec:
-    """A torch module described as data; the worker builds it from PyTorch alone, through the assignment's
-    ``served.build_module`` (plugin_api.Served), which says what each kind is. state: its state_dict; training:
-    its flag. No shipped assignment hands one now (week 7's multihead function gets its layer's parameters as a
-    dict of plain tensors, which the wire carries as it is).
-    """
-    kind: str
-    config: dict[str, Any]
-    state: dict[str, Any] = field(default_factory=dict)
-    training: bool = False
 
 
 @dataclass
@@ -84,9 +71,6 @@ def _flatten(value: Any, buffers: list[bytes]) -> Any:
         return value if value == value and abs(value) != float("inf") else {"$f": repr(value)}
     if isinstance(value, torch.dtype):
         return {"$dtype": DTYPE_NAMES[value]}
-    if isinstance(value, ModuleSpec):
-        return {"$module": value.kind, "config": _flatten(value.config, buffers),
-                "state": _flatten(value.state, buffers), "training": value.training}
     if isinstance(value, RemoteModel):
         return {"$remote": value.handle, "dropout": float(value.dropout), "state": _flatten(value.state, buffers),
                 "modes": [bool(m) for m in value.modes]}
@@ -127,9 +111,6 @@ class _Decoder:
             return float(node["$f"])
         if "$dtype" in node:
             return _dtype(node["$dtype"])
-        if "$module" in node:
-            return ModuleSpec(str(node["$module"]), self.value(node["config"], depth + 1),
-                              self.value(node["state"], depth + 1), bool(node["training"]))
         if "$remote" in node:
             return RemoteModel(int(node["$remote"]), float(node["dropout"]), self.value(node["state"], depth + 1),
                                [bool(m) for m in _items(node["modes"])])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from ..wire import protocol
-from ..wire.values import DTYPES, ModuleSpec, RemoteModel, SharedTensor
+from ..wire.values import DTYPES, RemoteModel, SharedTensor
 
 if TYPE_CHECKING:
     from ...plugin_api import ReplicaSet
@@ -30,21 +30,19 @@ def shared_view(arena: mmap.mmap, spec: SharedTensor) -> torch.Tensor:
     return torch.frombuffer(arena, dtype=dtype, count=numel, offset=spec.offset).view(spec.shape)
 
 
-def live(value: Any, replicas: "ReplicaSet", arena: mmap.mmap, build: Callable[[ModuleSpec], Any]) -> Any:
-    """Wire records -> what the student's function receives; ``build`` makes a module described as data (the
-    assignment's ``served.build_module``)."""
-    if isinstance(value, ModuleSpec):
-        return build(value)
+def live(value: Any, replicas: "ReplicaSet", arena: mmap.mmap) -> Any:
+    """Wire records -> what the student's function receives: a model becomes its replica, a shared tensor a view
+    of the arena; everything else arrives as it is."""
     if isinstance(value, RemoteModel):
         return replicas.replica(value)
     if isinstance(value, SharedTensor):
         return shared_view(arena, value)
     if isinstance(value, list):
-        return [live(v, replicas, arena, build) for v in value]
+        return [live(v, replicas, arena) for v in value]
     if isinstance(value, tuple):
-        return tuple(live(v, replicas, arena, build) for v in value)
+        return tuple(live(v, replicas, arena) for v in value)
     if isinstance(value, dict):
-        return {k: live(v, replicas, arena, build) for k, v in value.items()}
+        return {k: live(v, replicas, arena) for k, v in value.items()}
     return value
 
 
@@ -98,7 +96,7 @@ def builtin_kind(err: BaseException) -> str:
 
 
 def run_call(namespace: dict[str, Any], call: protocol.Call, replicas: "ReplicaSet",
-             arena: mmap.mmap, build: Callable[[ModuleSpec], Any]) -> protocol.Reply:
+             arena: mmap.mmap) -> protocol.Reply:
     """protocol.Call -> protocol.Reply (never raises for anything the student's code does).
 
     The reply carries the train/eval flags of the lab models the function was handed
@@ -110,8 +108,8 @@ def run_call(namespace: dict[str, Any], call: protocol.Call, replicas: "ReplicaS
         return protocol.Reply(False, error={"type": "Missing", "where": "", "message": str(missing)})
     replicas.begin_call()
     try:
-        args = live(list(call.args), replicas, arena, build)
-        kwargs = live(dict(call.kwargs), replicas, arena, build)
+        args = live(list(call.args), replicas, arena)
+        kwargs = live(dict(call.kwargs), replicas, arena)
         value, gradient = invoke(fn, args, kwargs, bool(call.grad))
     except BaseException as err:  # SystemExit from student code is just an error here
         if isinstance(err, KeyboardInterrupt):

@@ -83,10 +83,9 @@ def serve(sock: socket.socket, lab: types.ModuleType) -> NoReturn:
         channel.send(protocol.to_wire(protocol.CellEnd(index, error, output, dropped)))
     channel.send(protocol.to_wire(protocol.Ready()))
     replicas = served().replicas(channel, lab)  # the assignment's stand-ins (plugin_api.Served)
-    build = served().build_module  # and the modules it describes as data
     while True:
         call = protocol.parse(channel.receive(), [protocol.Call])
-        reply = calls.run_call(namespace, call, replicas, arena, build)
+        reply = calls.run_call(namespace, call, replicas, arena)
         try:
             channel.send(protocol.to_wire(reply))
         except Exception as err:  # noqa: BLE001 - not data, too big to encode, or a broken object

@@ -11,8 +11,8 @@
     eager_adamw.py      the optimizer both runs train with
 
 The last three and the probe models are the hidden suites' own business: the engine never
-imports them. No module is described as data (``build_module`` raises): the multihead check hands
-its nn.MultiheadAttention's parameters as plain tensors, and the layer stays in the grader.
+imports them. The multihead check hands its nn.MultiheadAttention's parameters as plain tensors:
+the layer stays in the grader.
 This module imports only the worker's and the grader's halves of the model serving (PyTorch and
 ``autograder.sandbox``), so that the worker template can import it before it forks (a confined
 worker cannot read the checkout) without loading any hidden code.
@@ -26,14 +26,7 @@ import torch
 
 from autograder.settings import Limits
 
-from autograder.sandbox.wire.values import ModuleSpec
-
 from . import lab_models, replica
-
-
-def build_module(spec: ModuleSpec) -> Any:
-    """Week 7 describes no module as data: multi_head_self_attention gets its layer's parameters, plain tensors."""
-    raise ValueError(f"week 7 hands no module of kind {spec.kind!r}")
 
 
 def is_model(value: object) -> bool:
