@@ -409,8 +409,8 @@ PLAN = {
     "AUTOGRADER_ASSIGNMENT=solutions.week6_bigram make student-repo": skip(
         "week 6's student repository: tests/test_second_assignment.py runs week 6's parts file and public checks on an "
         "honest and a blank notebook"),
-    ".venv/bin/python -m tests.environments docker-root -- .venv/bin/python -m autograder grade "
-    "assignments/week7_attention/week7_attention.ipynb --out /tmp/results.json": skip(
+    f".venv/bin/python -m tests.environments docker-root -- .venv/bin/python -m autograder grade {STUDENT_REL} "
+    "--out /tmp/results.json": skip(
         "one command in an emulated environment: tests/test_environments.py::test_one_command_runs_as_the_emulated_user "
         "runs the launcher's CLI (its user, variables, exit status), and the campaigns grade through the same launcher"),
     f"AUTOGRADER_ASSIGNMENT=solutions.week6_bigram .venv/bin/python -m autograder install-nbgrader {INSTRUCTOR_COURSE}": skip(
