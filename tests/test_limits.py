@@ -112,5 +112,5 @@ def test_the_watchdogs_start_rate_is_an_option_of_grade(tmp_path, solution_noteb
                              capture_output=True, text=True, timeout=600)
         assert run.returncode == 0, run.stderr[-2000:]
         runs[name] = run.stderr
-    assert "processes in a second" not in runs["default"], runs["default"]
-    assert "processes in a second, over 10" in runs["strict"], runs["strict"]
+    assert "processes or threads in a second" not in runs["default"], runs["default"]
+    assert "processes or threads in a second, over 10" in runs["strict"], runs["strict"]

@@ -675,7 +675,7 @@ class Watchdog:
         elif self.tree and self.wrapped:
             self.fired = "its tree used up every pid of its PID namespace (it started processes or threads until they wrapped)"
         elif self.tree and churn > self.starts_per_second:
-            self.fired = f"its tree started {churn} processes in a second, over {self.starts_per_second}"
+            self.fired = f"its tree started {churn} processes or threads in a second, over {self.starts_per_second}"
         elif blind:
             self.fired = f"process {blind[0]} ({views[blind[0]][1].get('Name', '?')}) of its tree hides its memory and files from the grader"
         elif used > self.cap:
