@@ -176,5 +176,6 @@ def drop_instructor_note(nb):
 
 
 def write(nb, path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(nbformat.writes(nb) + "\n")
+    """Replace ``path`` in one step: a reader (a test session's fixture, a grade) never sees half a notebook."""
+    from autograder.engine.output_file import write_atomic
+    write_atomic(path, nbformat.writes(nb) + "\n")
