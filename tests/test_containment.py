@@ -283,9 +283,13 @@ def test_a_grade_leaves_no_kernel_state_behind(mode, student_notebook):
                 pass
             time.sleep(0.02)
 
+    from autograder.sandbox.confinement import ConfinementUnavailable
+    try:
+        probe(mode)
+    except ConfinementUnavailable as err:  # landlock as root: only where the worker gets a uid of its own
+        pytest.skip(f"{mode} cannot be built here: {err}")
     with Grader(Settings(confinement=mode)) as grader:
-        if not grader.confinement.own_uid:  # landlock as root gives one only where Python is open to others
-            pytest.skip(f"no uid of the worker's own here: {grader.confinement.line()}")
+        assert grader.confinement.own_uid, grader.confinement.line()  # as root, no mode keeps the grader's uid
         watcher = threading.Thread(target=watch, args=(grader.template.pid,), daemon=True)
         watcher.start()
         for _ in range(GRADES):
@@ -339,16 +343,36 @@ def test_the_worker_keyring_calls_match_this_kernel():
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["namespaces", "user-namespace", "landlock"])
 def test_a_worker_holds_no_capability(tmp_path, mode):
-    """As root, in each mode this machine can build (landlock forced: here root's Python is not open to other uids,
-    so the worker keeps the grader's uid 0): the worker's capability sets are empty, as the hostile case reads them.
-    A forced landlock on a root VM ran student code with every capability of root until the outside check."""
+    """As root, in each mode this machine can build: the worker's capability sets are empty, as the hostile case reads
+    them. A forced landlock on a root VM whose Python other uids cannot read ran student code as uid 0 with every
+    capability of root until issue 29's outside check; such a mode is now refused (red team 12), and where it can
+    be built the worker has a uid of its own."""
     if os.geteuid() != 0:
         pytest.skip("the capabilities a worker could keep are root's")
     try:
         line = probe(mode).line()
     except Exception as err:  # noqa: BLE001 - a mode this machine cannot build says why
         pytest.skip(f"{mode}: {err}")
+    assert "grader's uid" not in line, line  # as root, no mode leaves the worker the machine's uid 0
     _, results = _grade(_notebook(tmp_path, "capabilities"), tmp_path / "results.json",
                         extra=("--confinement", mode))
     assert "caps: none held" in results["output"], (line, results["output"][-2000:])
     assert "CAPS HELD" not in results["output"]
+
+
+def test_as_root_no_mode_leaves_the_worker_uid_0():
+    """Red team 12: as the machine's uid 0, without capabilities, a worker still reads what only root may
+    (/etc/shadow): user namespace mode maps its root to root outside, and landlock without a uid of its own keeps
+    the grader's. Both are refused as root, with the reason; namespaces, root's mode, is built."""
+    if os.geteuid() != 0:
+        pytest.skip("a question for root")
+    from autograder.sandbox.confinement import ConfinementUnavailable, _probe
+    with pytest.raises(ConfinementUnavailable, match="uid 0 to every file it sees"):
+        _probe("user-namespace", False)
+    try:
+        landlock_line = _probe("landlock", False).line()
+    except ConfinementUnavailable as err:
+        assert "uid 0 to every file it may read" in str(err) or "Landlock" in str(err), err
+    else:
+        assert "own uid" in landlock_line, landlock_line
+

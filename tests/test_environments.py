@@ -49,7 +49,7 @@ WEEK6_SOLUTION = Path("build/course/source/week6_bigram/week6_bigram.ipynb")  # 
 WEEK6_BLANK = Path("assignments/week6_bigram/week6_bigram.ipynb")
 WEEK6_CASES = [hostile.load(c) for c in week6_hostile.GENERIC] + [week6_hostile.load("reach_through_the_model")]
 GROUPS = {"reach": ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
-                    "deep_scratch", "locked_scratch", "renice_everyone", "capabilities"],
+                    "deep_scratch", "locked_scratch", "renice_everyone", "capabilities", "inode_flags"],
           "escape": ["forged_results", "socket_garbage", "syntax_error", "delete_everything", "network", "exfiltrate",
                      "read_own_heap", "magics", "grader_secrets", "keyring_note", "keyring_poison",
                      "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes", "pid_max_wrap"],

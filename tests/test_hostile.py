@@ -56,7 +56,7 @@ GROUPS = {
                      "keyring_poison", "posix_locks", "inotify_instances", "epoll_watches", "tmpfs_inodes",
                      "pid_max_wrap"]),
     "reach": (150, ["reference_by_path", "write_everywhere", "reach_grader", "note_for_next", "leave_the_group",
-                    "deep_scratch", "locked_scratch", "renice_everyone", "capabilities"]),
+                    "deep_scratch", "locked_scratch", "renice_everyone", "capabilities", "inode_flags"]),
 }
 
 # Time limits of their own, shorter than the defaults (30 s a cell, 10 s a call), for the groups whose cases run into

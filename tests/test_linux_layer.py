@@ -238,7 +238,7 @@ C_EXPRESSIONS = {
 ENUM_GUARDS = {"LANDLOCK_RULE_PATH_BENEATH": "LANDLOCK_CREATE_RULESET_VERSION"}
 C_HEADERS = ["stddef.h", "stdio.h", "fcntl.h", "sys/mount.h", "linux/prctl.h", "linux/securebits.h",
              "linux/capability.h", "linux/sched.h", "linux/keyctl.h", "linux/fscrypt.h", "linux/seccomp.h",
-             "linux/filter.h", "linux/audit.h", "asm/unistd.h", "linux/landlock.h"]
+             "linux/filter.h", "linux/audit.h", "asm/unistd.h", "linux/landlock.h", "linux/fs.h", "linux/fsverity.h"]
 
 
 def _constants() -> dict[str, int]:
@@ -274,7 +274,8 @@ def test_every_flag_agrees_with_the_kernel_headers(tmp_path):
     wrong = {name: (ours[name], value) for name, value in headers.items() if ours[name] != value}
     assert not wrong, f"ours, the headers': {wrong}"
     assert {"PR_SET_NO_NEW_PRIVS", "CLONE_NEWUSER", "MS_BIND", "SECCOMP_RET_ERRNO", "BPF_LD_W_ABS",
-            "LANDLOCK_ACCESS_FS_EXECUTE", "LANDLOCK_RULE_PATH_BENEATH", "F_OFD_SETLK", "FS_IOC_ADD_ENCRYPTION_KEY"} <= set(headers), headers
+            "LANDLOCK_ACCESS_FS_EXECUTE", "LANDLOCK_RULE_PATH_BENEATH", "F_OFD_SETLK", "FS_IOC_ADD_ENCRYPTION_KEY",
+            "FS_IOC_SETFLAGS", "FS_IOC_FSSETXATTR", "FS_IOC_ENABLE_VERITY"} <= set(headers), headers
 
 
 def test_prctl_answers_and_raises_with_the_errno():

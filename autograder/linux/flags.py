@@ -90,3 +90,16 @@ F_NOTIFY = 1026
 FS_IOC_ADD_ENCRYPTION_KEY = 0xC0506617
 FS_IOC_REMOVE_ENCRYPTION_KEY = 0xC0406618
 FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS = 0xC0406619
+# Ioctls that change an inode's metadata with a read-only descriptor: allowed to the file's owner without any
+# capability (red team 12: a worker keeping the grader's uid set flags on the files it may only read). The *32
+# variants are the 32-bit commands (not in the uapi headers), EXT4_IOC_*SETVERSION ext4's own (fs/ext4/ext4.h).
+FS_IOC_SETFLAGS = 0x40086602  # linux/fs.h: _IOW('f', 2, long)
+FS_IOC32_SETFLAGS = 0x40046602
+FS_IOC_SETVERSION = 0x40087602  # linux/fs.h: _IOW('v', 2, long)
+FS_IOC32_SETVERSION = 0x40047602
+EXT4_IOC_SETVERSION = 0x40086604
+EXT4_IOC32_SETVERSION = 0x40046604
+FS_IOC_FSSETXATTR = 0x401C5820  # linux/fs.h: _IOW('X', 32, struct fsxattr)
+FS_IOC_SET_ENCRYPTION_POLICY = 0x800C6613  # linux/fscrypt.h: an empty folder of its owner's, encrypted for good
+FS_IOC_ENABLE_VERITY = 0x40806685  # linux/fsverity.h: a file of its owner's made read-only for good
+FIDEDUPERANGE = 0xC0189436  # linux/fs.h: another file's blocks shared into one opened to read

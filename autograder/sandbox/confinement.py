@@ -231,6 +231,9 @@ def _why_not_namespaces(caps: int) -> str:
 
 
 def _why_not_user_namespace() -> str:
+    if os.geteuid() == 0:  # red team 12: its root is the machine's uid 0 outside, the owner of /etc/shadow
+        return ("as root, its worker would be the machine's uid 0 to every file it sees (/etc/shadow among them); "
+                "root grades in mode namespaces")
     failed = _in_child(_user_namespace_test)
     return f"unprivileged user namespaces refused ({failed})" if failed else ""
 
@@ -238,6 +241,11 @@ def _why_not_user_namespace() -> str:
 def _why_not_landlock(abi: int, own_uid: bool) -> str:
     if abi < 1:
         return "no Landlock in this kernel (Linux >= 5.13 with Landlock enabled in the LSM list)"
+    if os.geteuid() == 0 and not own_uid:  # red team 12: uid 0 reads what only root may (/etc/shadow)
+        unreadable = [path for path in python_trees() if not _open_to_others(path)]
+        return ("as root, a worker without a uid of its own would be the machine's uid 0 to every file it may read "
+                "(/etc/shadow among them); a uid of its own needs CAP_SETUID, CAP_SETGID, CAP_CHOWN and CAP_KILL and "
+                "a Python other users can read" + (f" ({unreadable[0]} is not)" if unreadable else ""))
     if abi < 6 and not own_uid:
         return (f"Landlock ABI {abi} cannot stop signals to the grader (ABI 6, Linux >= 6.12), and without "
                 "CAP_SETUID the worker cannot get a uid of its own")

@@ -10,7 +10,8 @@ falls back instead of crashing. A few calls are answered EPERM, as an unprivileg
   socket buffers, where no control group can be made; the worker's one socket to the grader is
   inherited); ptrace and the cross-process memory calls; capset;
 * clone with a CLONE_NEW* flag or CLONE_PARENT, or a thread with open files of its own (clone3, whose flags a filter cannot read, answers ENOSYS and
-  glibc falls back to clone); fscrypt's key ioctls (they add keys too); every prctl option but a few
+  glibc falls back to clone); fscrypt's key ioctls (they add keys too) and the ioctls that change an inode's
+  metadata through a read-only descriptor; every prctl option but a few
   (PRCTL_ALLOWED: PR_SET_DUMPABLE blinded the watchdog); fcntl's record locks, leases and directory
   notifications (FCNTL_REFUSED: kernel memory nothing counts); mmap of shared anonymous memory (its kernel
   object keeps every page written after all but one page are unmapped, and a keeper cannot read its size);
@@ -123,6 +124,14 @@ FCNTL_REFUSED = {"F_SETLK": (flags.F_SETLK, errno.ENOLCK), "F_SETLKW": (flags.F_
 # fscrypt's ioctls put keys into a filesystem's keyring, charged to the caller's uid (red team, round 4).
 KEY_IOCTLS = {name: getattr(flags, name) for name in ("FS_IOC_ADD_ENCRYPTION_KEY", "FS_IOC_REMOVE_ENCRYPTION_KEY",
                                                    "FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS")}
+# Ioctls by which a file's owner changes it through a descriptor opened only to read: inode flags and attributes,
+# its generation, an encryption policy, verity, shared blocks. Landlock governs ioctls on devices only, so a worker
+# that keeps the grader's uid changed the files it may read (red team 12); refused in every mode (EPERM).
+METADATA_IOCTLS = {name: getattr(flags, name) for name in (
+    "FS_IOC_SETFLAGS", "FS_IOC32_SETFLAGS", "FS_IOC_SETVERSION", "FS_IOC32_SETVERSION", "EXT4_IOC_SETVERSION",
+    "EXT4_IOC32_SETVERSION", "FS_IOC_FSSETXATTR", "FS_IOC_SET_ENCRYPTION_POLICY", "FS_IOC_ENABLE_VERITY",
+    "FIDEDUPERANGE")}
+IOCTL_REFUSED = {**KEY_IOCTLS, **METADATA_IOCTLS}
 
 
 # clone: a namespace of its own, or a child given the caller's parent (a process that changes pid so leaves no orphan
@@ -197,8 +206,8 @@ def _blocks(machine: str, policy: Policy) -> list[Row]:
     fallocate = [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(1)), (BPF_JSET_K, 0, 1, flags.FALLOC_FL_KEEP_SIZE),
                  (BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno.EOPNOTSUPP), (BPF_RET_K, 0, 0, ALLOW)]
     ioctl = [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(1))]
-    for i, cmd in enumerate(KEY_IOCTLS.values()):
-        ioctl.append((BPF_JEQ_K, len(KEY_IOCTLS) - i, 0, cmd))
+    for i, cmd in enumerate(IOCTL_REFUSED.values()):
+        ioctl.append((BPF_JEQ_K, len(IOCTL_REFUSED) - i, 0, cmd))
     ioctl += [(BPF_RET_K, 0, 0, ALLOW), (BPF_RET_K, 0, 0, EPERM)]
     prctl = [(BPF_LD_W_ABS, 0, 0, seccomp_data_arg(0))]
     for i, option in enumerate(PRCTL_ALLOWED.values()):
