@@ -319,20 +319,25 @@ with open("/etc/os-release") as f:
 """
 
 
+def child_lines(mode):
+    """What CHILD prints under mode ``mode``'s filter (bench/seccomp_weigh/installed_check.py expects it too)."""
+    shared = mode == "landlock"
+    return ["keyctl EPERM", "add_key EPERM", "fscrypt add key EPERM", "other ioctl ENOTTY",
+            "child refused too True", "unshare EPERM", "mount EPERM", "socket EPERM", "socket EPERM",
+            "clone newuser EPERM", "clone3 ENOSYS", "ptrace EPERM",
+            "prlimit other " + ("EPERM" if shared else "ok"), "prlimit self ok",
+            "setpriority user " + ("EPERM" if shared else "not tried"), "setsid " + ("EPERM" if shared else "ok"),
+            "prctl dumpable EPERM 1", "prctl name ok", "posix lock ENOLCK", "ofd lock ENOLCK", "flock ok",
+            "getfl ok", "inotify ENOSYS", "epoll ENOSYS",
+            "chmod EPERM" if shared else "chmod ok", "thread True", "subprocess hi", "shutil copy True",
+            "splice ENOSYS", "shared anonymous EPERM", "private anonymous True", "shared file True",
+            "fallocate keep size ENOTSUP", "posix_fallocate True", "raw thread without its files EPERM",
+                     "torch 6.0 True 1.0"]
+
+
 @pytest.mark.parametrize("mode", ["namespaces", "landlock"])
 def test_installed_the_refused_calls_fail_and_nothing_a_notebook_needs_does(mode):
     run_ = subprocess.run([sys.executable, "-c", CHILD, mode], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run_.returncode == 0, run_.stderr
     lines = run_.stdout.splitlines()
-    shared = mode == "landlock"
-    assert lines == ["keyctl EPERM", "add_key EPERM", "fscrypt add key EPERM", "other ioctl ENOTTY",
-                     "child refused too True", "unshare EPERM", "mount EPERM", "socket EPERM", "socket EPERM",
-                     "clone newuser EPERM", "clone3 ENOSYS", "ptrace EPERM",
-                     "prlimit other " + ("EPERM" if shared else "ok"), "prlimit self ok",
-                     "setpriority user " + ("EPERM" if shared else "not tried"), "setsid " + ("EPERM" if shared else "ok"),
-                     "prctl dumpable EPERM 1", "prctl name ok", "posix lock ENOLCK", "ofd lock ENOLCK", "flock ok",
-                     "getfl ok", "inotify ENOSYS", "epoll ENOSYS",
-                     "chmod EPERM" if shared else "chmod ok", "thread True", "subprocess hi", "shutil copy True",
-                     "splice ENOSYS", "shared anonymous EPERM", "private anonymous True", "shared file True",
-                     "fallocate keep size ENOTSUP", "posix_fallocate True", "raw thread without its files EPERM",
-                     "torch 6.0 True 1.0"], lines
+    assert lines == child_lines(mode), lines

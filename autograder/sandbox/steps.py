@@ -315,7 +315,8 @@ class OwnUid(Step):
     """A uid of its own (100000 + the keeper's pid), no supplementary groups, no way back; not dumpable, except
     where its keeper watches it without namespaces, reading its /proc files as its uid (template.watch). Where it
     cannot have one (landlock without CAP_SETUID, or a Python other uids cannot read), it keeps the grader's uid
-    and gives up every capability that uid holds: as root, a worker would otherwise keep all of root's."""
+    and gives up every capability that uid holds. Never root's uid: as root that mode is refused
+    (confinement._why_not_landlock)."""
     provides = (Provides(G.PRIVILEGE, OWN_UID), Provides(G.SIGNALS, OWN_UID))
 
 
